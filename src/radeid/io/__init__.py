@@ -1,0 +1,1 @@
+"""Streaming readers and writers for every supported document format."""
