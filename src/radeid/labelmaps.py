@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 
 from radeid.categories import Category, split_label
 from radeid.wordlists import bundled_data_path
@@ -21,7 +21,7 @@ def available_label_maps() -> list[str]:
     return sorted(p.stem for p in bundled_data_path("labelmaps").glob("*.toml"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_label_map(name: str) -> dict[str, str]:
     """Load a bundled label map (`stanford`, `i2b2_2014`, `presidio`, `meddocan`) or a TOML path.
 

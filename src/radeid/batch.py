@@ -1,0 +1,132 @@
+"""Run a whole job: read a corpus, de-identify it in batches, write output and audit atomically.
+
+A bad record is reported by the reader as a `ReadIssue` (file, line, document id, reason; never
+text). With `on_error="fail"` (the default) the first error stops the run and nothing is put in
+place of the output; with `"skip"` the record is left out, counted and listed in the summary, and
+every other document is written. Warnings (an empty document, say) never stop a run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Literal
+
+from radeid.document import Document
+from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
+from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
+from radeid.pipeline import Deidentifier
+
+OnError = Literal["fail", "skip"]
+
+
+@dataclass
+class RunSummary:
+    """What a run did, in counts and issue descriptions only (no document text)."""
+
+    documents: int = 0
+    spans: int = 0
+    by_category: Counter[str] = field(default_factory=Counter)
+    errors: list[ReadIssue] = field(default_factory=list)
+    warnings: list[ReadIssue] = field(default_factory=list)
+    aborted: bool = False
+
+
+class RunAborted(RuntimeError):
+    """Raised when `on_error="fail"` meets a bad record; carries the summary so far."""
+
+    def __init__(self, issue: ReadIssue, summary: RunSummary) -> None:
+        super().__init__(issue.describe())
+        self.issue = issue
+        self.summary = summary
+
+
+def default_audit_path(output: Path) -> Path:
+    """`out/` -> `out.audit.jsonl`, `out.jsonl` -> `out.jsonl.audit.jsonl`, beside the output."""
+    output = Path(output)
+    return output.with_name(output.name + ".audit.jsonl")
+
+
+def _documents(
+    path: Path, fmt: InputFormat | None, options: ReadOptions, on_error: OnError, summary: RunSummary
+) -> Iterator[Document]:
+    for item in read_documents(path, fmt, options):
+        if isinstance(item, ReadIssue):
+            if item.severity == "warning":
+                summary.warnings.append(item)
+                continue
+            summary.errors.append(item)
+            if on_error == "fail":
+                summary.aborted = True
+                raise RunAborted(item, summary)
+            continue
+        yield item
+
+
+def _batches(docs: Iterator[Document], size: int) -> Iterator[list[Document]]:
+    while batch := list(islice(docs, size)):
+        yield batch
+
+
+def deidentify_path(
+    deidentifier: Deidentifier,
+    input_path: Path,
+    output_path: Path,
+    *,
+    input_format: InputFormat | None = None,
+    output_format: InputFormat | None = None,
+    options: ReadOptions | None = None,
+    audit_path: Path | None = None,
+    on_error: OnError = "fail",
+    on_batch: Callable[[int], None] | None = None,
+) -> RunSummary:
+    """De-identify everything under `input_path` into `output_path` (+ the audit JSONL)."""
+    options = options or ReadOptions()
+    summary = RunSummary()
+    docs = _documents(input_path, input_format, options, on_error, summary)
+    out_fmt = output_format or input_format
+    with open_writer(output_path, out_fmt, options) as writer, AuditWriter(
+        audit_path or default_audit_path(output_path)
+    ) as audit:
+        for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
+            for result in deidentifier.deidentify(batch):
+                writer.write(result)
+                audit.write(result)
+                summary.documents += 1
+                summary.spans += len(result.replacements)
+                summary.by_category.update(r.span.category.value for r in result.replacements)
+            if on_batch:
+                on_batch(len(batch))
+    return summary
+
+
+def detect_path(
+    deidentifier: Deidentifier,
+    input_path: Path,
+    output_path: Path,
+    *,
+    input_format: InputFormat | None = None,
+    options: ReadOptions | None = None,
+    on_error: OnError = "fail",
+    on_batch: Callable[[int], None] | None = None,
+) -> RunSummary:
+    """Write the resolved spans of every document (no text) as JSONL."""
+    options = options or ReadOptions()
+    summary = RunSummary()
+    docs = _documents(input_path, input_format, options, on_error, summary)
+
+    def detected() -> Iterator[tuple[Document, list]]:
+        for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
+            for doc, spans in zip(batch, deidentifier.detect(batch), strict=True):
+                summary.documents += 1
+                summary.spans += len(spans)
+                summary.by_category.update(s.category.value for s in spans)
+                yield doc, spans
+            if on_batch:
+                on_batch(len(batch))
+
+    write_spans_jsonl(output_path, detected())
+    return summary

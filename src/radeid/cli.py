@@ -1,0 +1,359 @@
+"""The `radeid` command line: a thin layer over `Deidentifier` and the batch runner."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from radeid import __version__
+from radeid.batch import RunAborted, RunSummary, default_audit_path, deidentify_path, detect_path
+from radeid.config import Config, ConfigError
+from radeid.io.readers import FormatError, InputFormat, ReadOptions
+from radeid.pipeline import Deidentifier
+from radeid.wordlists import bundled_data_path
+
+app = typer.Typer(
+    name="radeid",
+    help=(
+        "De-identify radiology reports and clinical notes.\n\n"
+        "radeid finds protected health information (names, dates, IDs, phones, places, vendors, ...) "
+        "with rules, word lists and (optionally) a transformer model, then masks it or replaces it.\n\n"
+        "Quick start:  radeid deid examples/ -o out/"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+err = Console(stderr=True)
+
+EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class Mode(str, Enum):
+    """How detected PHI is replaced."""
+
+    mask = "mask"
+    tag = "tag"
+    numbered = "numbered"
+    fixed = "fixed"
+
+
+class OnErrorChoice(str, Enum):
+    fail = "fail"
+    skip = "skip"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"radeid {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """De-identify radiology reports and clinical notes."""
+
+
+# Options shared by `deid` and `detect`.
+FormatOpt = Annotated[
+    InputFormat | None,
+    typer.Option("--format", "-f", help="Input format; guessed from the suffix or folder content when left out."),
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", "-c", help="TOML file merged over the bundled defaults.")
+]
+HospitalOpt = Annotated[
+    list[Path] | None, typer.Option("--hospital-list", help="Extra hospital names, one per line (repeatable).")
+]
+VendorOpt = Annotated[
+    list[Path] | None, typer.Option("--vendor-list", help="Extra vendor/software names, one per line (repeatable).")
+]
+DenyOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--deny-list", help="Terms always redacted: 'term<TAB>CATEGORY' per line (repeatable)."),
+]
+AllowOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--allow-list", help="Terms never redacted (whole-span match, any case), one per line (repeatable)."),
+]
+IdColOpt = Annotated[str, typer.Option("--id-col", help="CSV/Parquet/JSONL field with the document id.")]
+TextColOpt = Annotated[str, typer.Option("--text-col", help="CSV/Parquet/JSONL field with the text.")]
+PatientColOpt = Annotated[
+    str | None,
+    typer.Option("--patient-col", help="Field with the patient id (default: 'patient_id' when present)."),
+]
+OnErrorOpt = Annotated[
+    OnErrorChoice,
+    typer.Option("--on-error", help="fail: stop at the first bad record, write nothing; skip: leave it out, go on."),
+]
+BatchOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Documents per detection batch.")]
+AgeOpt = Annotated[
+    int | None, typer.Option("--age-threshold", min=0, help="Ages above this are PHI (default 89).")
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary table.")]
+
+
+def _overrides(
+    hospital_list: list[Path] | None,
+    vendor_list: list[Path] | None,
+    deny_list: list[Path] | None,
+    allow_list: list[Path] | None,
+    batch_size: int | None,
+    age_threshold: int | None,
+) -> dict[str, Any]:
+    """CLI flags as a config overlay; list flags add to what the config file already names."""
+    overrides: dict[str, Any] = {}
+    lexicon: dict[str, Any] = {}
+    if hospital_list:
+        lexicon["hospital_lists"] = [str(p) for p in hospital_list]
+    if vendor_list:
+        lexicon["vendor_lists"] = [str(p) for p in vendor_list]
+    if deny_list:
+        lexicon["deny_lists"] = [str(p) for p in deny_list]
+    if lexicon:
+        overrides["lexicon"] = lexicon
+    if allow_list:
+        overrides["resolver"] = {"allow_lists": [str(p) for p in allow_list]}
+    if batch_size:
+        overrides["pipeline"] = {"batch_size": batch_size}
+    if age_threshold is not None:
+        overrides["rules"] = {"age_threshold": age_threshold}
+    return overrides
+
+
+def _load_config(config_path: Path | None, overrides: dict[str, Any]) -> Config:
+    base = Config.load(config_path)
+    # List flags extend the lists of the loaded config rather than replace them.
+    for section, values in overrides.items():
+        for key, value in values.items():
+            current = getattr(getattr(base, section), key)
+            if isinstance(value, list) and isinstance(current, tuple):
+                values[key] = [*current, *value]
+    return Config.load(config_path, overrides)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )
+
+
+def _report(summary: RunSummary, quiet: bool, what: str) -> None:
+    for issue in summary.warnings[:20]:
+        err.print(f"[yellow]warning[/]: {issue.describe()}", highlight=False)
+    if len(summary.warnings) > 20:
+        err.print(f"[yellow]... and {len(summary.warnings) - 20} more warnings[/]")
+    for issue in summary.errors[:20]:
+        err.print(f"[red]skipped[/]: {issue.describe()}", highlight=False)
+    if len(summary.errors) > 20:
+        err.print(f"[red]... and {len(summary.errors) - 20} more skipped records[/]")
+    if quiet:
+        return
+    table = Table(title=f"{what}: {summary.documents} documents, {summary.spans} spans", show_edge=False)
+    table.add_column("category")
+    table.add_column("spans", justify="right")
+    for category, count in sorted(summary.by_category.items(), key=lambda kv: -kv[1]):
+        table.add_row(category, str(count))
+    err.print(table)
+    if summary.errors:
+        err.print(f"[red]{len(summary.errors)} record(s) skipped[/] (see above)")
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    err.print(f"[red]error[/]: {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _run(job: Any, quiet: bool, label: str) -> RunSummary:
+    """Run a job with a progress bar; map known failures to exit codes and clear messages."""
+    with _progress(quiet) as progress:
+        task = progress.add_task(label, total=None, rate="")
+
+        def on_batch(n: int) -> None:
+            progress.advance(task, n)
+            elapsed = progress.tasks[0].elapsed or 0.0
+            done = progress.tasks[0].completed
+            progress.update(task, rate=f"{done / elapsed:,.0f} docs/s" if elapsed > 0 else "")
+
+        try:
+            return job(on_batch)
+        except RunAborted as exc:
+            raise _fail(
+                f"{exc.issue.describe()}\nStopped after {exc.summary.documents} documents; no output was "
+                "written. Fix the record or rerun with --on-error skip.",
+                EXIT_INPUT_ERROR,
+            ) from None
+        except (FormatError, ConfigError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+            raise _fail(str(exc), EXIT_USAGE) from None
+
+
+def _check_input(path: Path) -> None:
+    if not path.exists():
+        raise _fail(f"input not found: {path}", EXIT_USAGE)
+
+
+@app.command()
+def deid(
+    input_path: Annotated[
+        Path, typer.Argument(metavar="INPUT", help="A file (.jsonl/.csv/.parquet/.txt/.xml) or a folder.")
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Output file, or folder for folder formats.")],
+    mode: Annotated[Mode, typer.Option("--mode", "-m", help="How PHI is replaced.")] = Mode.mask,
+    mask_char: Annotated[str | None, typer.Option("--mask-char", help="Character for mask/fixed modes.")] = None,
+    mask_length: Annotated[int | None, typer.Option("--mask-length", min=1, help="Length in fixed mode.")] = None,
+    input_format: FormatOpt = None,
+    output_format: Annotated[
+        InputFormat | None, typer.Option("--output-format", help="Output format (default: the input's).")
+    ] = None,
+    config: ConfigOpt = None,
+    audit: Annotated[
+        Path | None, typer.Option("--audit", help="Audit JSONL path (default: OUTPUT.audit.jsonl beside OUTPUT).")
+    ] = None,
+    hospital_list: HospitalOpt = None,
+    vendor_list: VendorOpt = None,
+    deny_list: DenyOpt = None,
+    allow_list: AllowOpt = None,
+    id_col: IdColOpt = "id",
+    text_col: TextColOpt = "text",
+    patient_col: PatientColOpt = None,
+    keep_column: Annotated[
+        list[str] | None,
+        typer.Option("--keep-column", help="Copy this input column to the output unchanged (repeatable)."),
+    ] = None,
+    on_error: OnErrorOpt = OnErrorChoice.fail,
+    batch_size: BatchOpt = None,
+    age_threshold: AgeOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """De-identify documents: detect PHI, replace it, write the output and an audit of every span.
+
+    Examples:
+
+      radeid deid examples/ -o out/
+
+      radeid deid reports.jsonl -o deid.jsonl --mode tag --deny-list staff.tsv
+
+      radeid deid notes.csv -o deid.csv --id-col note_id --text-col body --on-error skip
+    """
+    _check_input(input_path)
+    try:
+        overrides = _overrides(hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold)
+        mask: dict[str, Any] = {"mode": mode.value}
+        if mask_char is not None:
+            mask["char"] = mask_char
+        if mask_length is not None:
+            mask["fixed_length"] = mask_length
+        overrides["mask"] = mask
+        cfg = _load_config(config, overrides)
+        deidentifier = Deidentifier(cfg)
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    options = ReadOptions(
+        id_col=id_col, text_col=text_col, patient_col=patient_col, keep_columns=tuple(keep_column or ())
+    )
+    summary = _run(
+        lambda on_batch: deidentify_path(
+            deidentifier,
+            input_path,
+            output,
+            input_format=input_format,
+            output_format=output_format,
+            options=options,
+            audit_path=audit,
+            on_error=on_error.value,
+            on_batch=on_batch,
+        ),
+        quiet,
+        "de-identifying",
+    )
+    _report(summary, quiet, "de-identified")
+    if not quiet:
+        err.print(f"output: {output}\naudit:  {audit or default_audit_path(output)}")
+
+
+@app.command()
+def detect(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="A file or folder, as for deid.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Spans JSONL: one line per document, no text.")],
+    input_format: FormatOpt = None,
+    config: ConfigOpt = None,
+    hospital_list: HospitalOpt = None,
+    vendor_list: VendorOpt = None,
+    deny_list: DenyOpt = None,
+    allow_list: AllowOpt = None,
+    id_col: IdColOpt = "id",
+    text_col: TextColOpt = "text",
+    patient_col: PatientColOpt = None,
+    on_error: OnErrorOpt = OnErrorChoice.fail,
+    batch_size: BatchOpt = None,
+    age_threshold: AgeOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Detect PHI without changing anything: write every resolved span (offsets, category, source, score).
+
+    Example:
+
+      radeid detect examples/ -o spans.jsonl
+    """
+    _check_input(input_path)
+    try:
+        overrides = _overrides(hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold)
+        deidentifier = Deidentifier(_load_config(config, overrides))
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    options = ReadOptions(id_col=id_col, text_col=text_col, patient_col=patient_col)
+    summary = _run(
+        lambda on_batch: detect_path(
+            deidentifier,
+            input_path,
+            output,
+            input_format=input_format,
+            options=options,
+            on_error=on_error.value,
+            on_batch=on_batch,
+        ),
+        quiet,
+        "detecting",
+    )
+    _report(summary, quiet, "detected")
+
+
+@app.command("default-config")
+def default_config() -> None:
+    """Print the bundled default configuration (a starting point for --config files).
+
+    Example:
+
+      radeid default-config > my-config.toml
+    """
+    sys.stdout.write(bundled_data_path("config.toml").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
