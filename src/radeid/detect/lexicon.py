@@ -1,0 +1,355 @@
+"""Word-list detection: hospitals, vendors and user deny lists, matched with an Aho-Corasick automaton.
+
+Why an automaton: a deployment may load tens of thousands of institution-specific names; one pass
+over the text finds all of them, where a loop of regular expressions would scale with the list.
+
+Matching rules (every choice here is tested in `tests/detect/test_lexicon.py`):
+
+- **Case**: case-insensitive by default. A term written with a leading `=` in a list file (or a
+  `LexiconEntry(case_sensitive=True)`) matches only with exactly that capitalisation: `=Epic`
+  fires on "Epic" but not on "epic" or "EPIC". Use it for vendor/product names that are also
+  ordinary words and for short acronyms ("MGH").
+- **Folding** (length-preserving, so offsets stay exact into the original text): letters are
+  lower-cased one character at a time (`"İ".lower()` is two characters; we keep its first),
+  accents are dropped from precomposed letters ("Charité" matches "Charite"), curly quotes match
+  straight ones and en/em dashes match "-". Case-sensitive terms still fold accents, quotes and
+  dashes but keep case.
+- **Whitespace**: one space in a term matches any run of whitespace in the text that holds at
+  most one line break ("Massachusetts General\\nHospital" matches; a blank line never does).
+- **Word boundaries**: where a term begins (ends) with a letter or digit, the character before
+  (after) the match must not be a letter, a digit or a combining mark, so "GE" cannot fire in
+  "GEL" or "aGE".
+- **Overlaps**: only maximal matches are returned: a match inside a longer match is dropped
+  ("GE Healthcare", not also "GE"); partially overlapping matches are all returned and left to the
+  resolver. At identical offsets one span is returned, from the entry added last (in
+  `from_files`: bundled < hospital < vendor < deny lists), so user lists override bundled ones.
+
+List files use the format of `radeid.wordlists` (one term per line, `#` comments, optional TAB +
+label). The label is `CATEGORY` or `CATEGORY/SUBTYPE`; hospital and vendor lists default to
+HOSPITAL and VENDOR, while every deny-list line must carry a label (a missing one is an error
+naming the file and line, because guessing PATIENT for an ID would make the wrong surrogate).
+A leading backslash escapes a literal `=`, `#` or `\\` at the start of a term.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import ahocorasick
+
+from radeid.categories import Category, split_label
+from radeid.document import Document, Span
+from radeid.wordlists import bundled_data_path
+
+__all__ = ["LexiconDetector", "LexiconEntry", "LexiconFormatError", "read_lexicon_file"]
+
+#: Bundled lists loaded by `from_files(include_bundled=True)`, with their default category.
+BUNDLED_LISTS: tuple[tuple[str, Category], ...] = (
+    ("hospitals.txt", Category.HOSPITAL),
+    ("vendors.txt", Category.VENDOR),
+)
+
+DEFAULT_SCORE = 0.9
+DENY_SCORE = 0.95
+
+_CASE_MARKER = "="
+_ESCAPE = "\\"
+
+# Characters folded to an ASCII look-alike of the same length (quotes, dashes, odd spaces).
+_PUNCT_FOLD = {
+    "\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u2032": "'", "`": "'",
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+}
+# Whitespace that is not a plain space or a line break: becomes a plain space.
+_ASCII_WS = str.maketrans({"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " "})
+# Runs that need collapsing to one character: 2+ whitespace chars, or one line-break char
+# (so that the newline count of each run is visible in one place).
+_WS_RUN = re.compile(r"\s{2,}|\n")
+
+
+class LexiconFormatError(ValueError):
+    """A list file line that cannot be read; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class LexiconEntry:
+    """One term of a word list.
+
+    `list_name` ends up in `Span.source` as `lexicon/<list_name>` so the resolver and the audit
+    can tell which list fired; `score` lets deny lists (asserted by a person) outrank guesses.
+    """
+
+    term: str
+    category: Category
+    subtype: str | None = None
+    case_sensitive: bool = False
+    list_name: str = ""
+    score: float = DEFAULT_SCORE
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.category, Category):
+            object.__setattr__(self, "category", Category.parse(self.category))
+        if not self.term.strip():
+            raise ValueError("empty lexicon term")
+
+    @property
+    def source(self) -> str:
+        return f"lexicon/{self.list_name}" if self.list_name else "lexicon"
+
+
+# --------------------------------------------------------------------------------------- folding
+
+
+@lru_cache(maxsize=65536)
+def _fold_char(char: str, lower: bool) -> str:
+    """Fold one non-ASCII character to exactly one character (the length invariant)."""
+    if char in _PUNCT_FOLD:
+        return _PUNCT_FOLD[char]
+    if char.isspace():
+        return "\n" if char in "\u2028\u2029\x85" else " "
+    out = char.lower() if lower else char
+    out = out[0]  # "İ".lower() == "i̇": keep the base letter, keep the length
+    decomposed = unicodedata.normalize("NFD", out)
+    return decomposed[0] if decomposed else out
+
+
+def _fold(text: str, lower: bool = True) -> str:
+    """Length-preserving fold: same length as `text`, position i folds character i."""
+    if text.isascii():
+        out = text.lower() if lower else text
+        return out.translate(_ASCII_WS).replace("`", "'")
+    return "".join(_fold_char(c, lower) if not c.isascii() else c for c in text).translate(
+        _ASCII_WS
+    ) if not lower else "".join(
+        c.lower() if c.isascii() else _fold_char(c, True) for c in text
+    ).translate(_ASCII_WS)
+
+
+class _Normalized:
+    """A folded text with whitespace runs collapsed, and the map back to original offsets."""
+
+    __slots__ = ("text", "_points", "_shifts")
+
+    def __init__(self, original: str) -> None:
+        folded = _fold(original)
+        points: list[int] = []  # positions in the collapsed text where the shift changes
+        shifts: list[int] = []  # original = collapsed + shift from that position on
+        pieces: list[str] = []
+        cursor = 0
+        removed = 0
+        for run in _WS_RUN.finditer(folded):
+            start, end = run.span()
+            if end - start == 1:  # a lone "\n": same length, nothing to record
+                continue
+            pieces.append(folded[cursor:start])
+            pieces.append("\n" if run.group().count("\n") >= 2 else " ")
+            removed += end - start - 1
+            points.append(start + 1 - (removed - (end - start - 1)))
+            shifts.append(removed)
+            cursor = end
+        if pieces:
+            pieces.append(folded[cursor:])
+            folded = "".join(pieces)
+        # A lone line break is matched like a space (wrapped lines); a blank line is not.
+        self.text = folded.replace("\n", " ") if "\n\n" not in folded else _lone_newlines(folded)
+        self._points = points
+        self._shifts = shifts
+
+    def to_original(self, index: int) -> int:
+        """Original offset of collapsed position `index` (a non-whitespace position)."""
+        k = bisect.bisect_right(self._points, index)
+        return index + (self._shifts[k - 1] if k else 0)
+
+
+def _lone_newlines(folded: str) -> str:
+    """Turn single newlines into spaces but keep newline markers that stand for blank lines."""
+    return re.sub(r"(?<!\n)\n(?!\n)", " ", folded)
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or unicodedata.category(char).startswith("M")
+
+
+def _normalize_term(term: str, lower: bool) -> str:
+    """Fold a term the way texts are folded, with internal whitespace collapsed to one space."""
+    return " ".join(_fold(term, lower).split())
+
+
+# ------------------------------------------------------------------------------------- list files
+
+
+def _parse_term(raw: str) -> tuple[str, bool]:
+    """Strip the case marker / escape from a list-file term: returns (term, case_sensitive)."""
+    if raw.startswith(_ESCAPE) and len(raw) > 1:
+        return raw[1:], False
+    if raw.startswith(_CASE_MARKER) and len(raw) > 1:
+        if raw[1:].startswith(_ESCAPE) and len(raw) > 2:
+            return raw[2:], True
+        return raw[1:], True
+    return raw, False
+
+
+def read_lexicon_file(
+    path: str | Path,
+    default_category: Category | None,
+    list_name: str | None = None,
+    score: float = DEFAULT_SCORE,
+) -> list[LexiconEntry]:
+    """Read a list file into entries; `default_category=None` makes the label column mandatory.
+
+    Reads lines itself (rather than via `radeid.wordlists.iter_word_list`) to name the line
+    number in errors; the accepted format is the same.
+    """
+    path = Path(path)
+    name = list_name if list_name is not None else path.stem
+    entries: list[LexiconEntry] = []
+    with open(path, encoding="utf-8") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            line = raw.rstrip("\n").rstrip("\r")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            raw_term, _, label = line.partition("\t")
+            term, case_sensitive = _parse_term(raw_term.strip())
+            label = label.strip()
+            if not term.strip():
+                raise LexiconFormatError(f"{path}:{lineno}: empty term")
+            if label:
+                try:
+                    category, subtype = split_label(label)
+                except ValueError as err:
+                    raise LexiconFormatError(f"{path}:{lineno}: {err}") from None
+            elif default_category is None:
+                raise LexiconFormatError(
+                    f"{path}:{lineno}: deny-list line has no category label "
+                    "(expected: term<TAB>CATEGORY[/SUBTYPE])"
+                )
+            else:
+                category, subtype = default_category, None
+            entries.append(
+                LexiconEntry(term, category, subtype, case_sensitive, list_name=name, score=score)
+            )
+    return entries
+
+
+# ---------------------------------------------------------------------------------------- detector
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """What the automaton stores for one folded term: its entries, last-added first."""
+
+    length: int  # in the collapsed text
+    first_is_word: bool
+    last_is_word: bool
+    entries: tuple[tuple[LexiconEntry, str | None], ...]  # (entry, case-sensitive form or None)
+
+
+class LexiconDetector:
+    """Finds list terms in documents; see the module docstring for the exact matching rules."""
+
+    name = "lexicon"
+
+    def __init__(self, entries: Iterable[LexiconEntry]) -> None:
+        grouped: dict[str, list[tuple[LexiconEntry, str | None]]] = {}
+        for entry in entries:
+            key = _normalize_term(entry.term, lower=True)
+            exact = _normalize_term(entry.term, lower=False) if entry.case_sensitive else None
+            grouped.setdefault(key, []).append((entry, exact))
+        self._automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        for key, items in grouped.items():
+            self._automaton.add_word(
+                key,
+                _Key(
+                    length=len(key),
+                    first_is_word=_is_word_char(key[0]),
+                    last_is_word=_is_word_char(key[-1]),
+                    entries=tuple(reversed(items)),
+                ),
+            )
+        self._size = len(grouped)
+        if self._size:
+            self._automaton.make_automaton()
+
+    def __len__(self) -> int:
+        """Number of distinct folded terms."""
+        return self._size
+
+    @classmethod
+    def from_files(
+        cls,
+        hospital_lists: Iterable[str | Path] = (),
+        vendor_lists: Iterable[str | Path] = (),
+        deny_lists: Iterable[str | Path] = (),
+        include_bundled: bool = True,
+    ) -> LexiconDetector:
+        """Build from the bundled lists plus user lists (later lists win at identical offsets)."""
+        entries: list[LexiconEntry] = []
+        if include_bundled:
+            for filename, category in BUNDLED_LISTS:
+                entries.extend(read_lexicon_file(bundled_data_path("lexicons", filename), category))
+        for path in hospital_lists:
+            entries.extend(read_lexicon_file(path, Category.HOSPITAL))
+        for path in vendor_lists:
+            entries.extend(read_lexicon_file(path, Category.VENDOR))
+        for path in deny_lists:
+            entries.extend(read_lexicon_file(path, None, score=DENY_SCORE))
+        return cls(entries)
+
+    def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
+        return [self.find(doc.text) for doc in docs]
+
+    def find(self, text: str) -> list[Span]:
+        """Spans in one text, sorted by offsets."""
+        if not self._size or not text:
+            return []
+        norm = _Normalized(text)
+        found: dict[tuple[int, int], Span] = {}
+        for end_index, key in self._automaton.iter(norm.text):
+            start = norm.to_original(end_index - key.length + 1)
+            end = norm.to_original(end_index) + 1
+            if key.first_is_word and start > 0 and _is_word_char(text[start - 1]):
+                continue
+            if key.last_is_word and end < len(text) and _is_word_char(text[end]):
+                continue
+            entry = _pick(key, text, start, end)
+            if entry is not None and (start, end) not in found:
+                found[(start, end)] = Span(
+                    start, end, entry.category, entry.subtype, entry.score, entry.source
+                )
+        return _maximal(found.values())
+
+    def iter_terms(self) -> Iterator[str]:
+        """The folded terms (for diagnostics; never document text)."""
+        yield from self._automaton.keys()
+
+
+def _pick(key: _Key, text: str, start: int, end: int) -> LexiconEntry | None:
+    """The last-added entry whose case rule accepts `text[start:end]`."""
+    surface: str | None = None
+    for entry, exact in key.entries:
+        if exact is None:
+            return entry
+        if surface is None:
+            surface = _normalize_term(text[start:end], lower=False)
+        if surface == exact:
+            return entry
+    return None
+
+
+def _maximal(spans: Iterable[Span]) -> list[Span]:
+    """Drop spans nested inside a longer span; keep partial overlaps for the resolver."""
+    ordered = sorted(spans, key=lambda s: (s.start, -s.end))
+    kept: list[Span] = []
+    reach = -1  # furthest end among kept spans so far
+    for span in ordered:
+        if span.end <= reach:
+            continue  # nested in an earlier, longer-or-equal span that starts no later
+        kept.append(span)
+        reach = span.end
+    return kept

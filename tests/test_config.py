@@ -1,0 +1,51 @@
+"""Configuration loading: defaults, user overlay, and loud errors for typos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from radeid import Category
+from radeid.config import Config, ConfigError
+
+
+def test_defaults_load() -> None:
+    config = Config.load()
+    assert config.pipeline.detectors == ("rules", "lexicon")
+    assert config.rules.age_threshold == 89
+    assert config.mask.mode == "mask"
+    assert config.resolver.category_priority[Category.EMAIL] > config.resolver.category_priority[Category.VENDOR]
+    assert Category.DATE not in config.resolver.merge_categories
+
+
+def test_user_file_merges_over_defaults(tmp_path: Path) -> None:
+    user = tmp_path / "c.toml"
+    user.write_text('[mask]\nmode = "tag"\n[resolver.source_priority]\nrules = 99\n', encoding="utf-8")
+    config = Config.load(user)
+    assert config.mask.mode == "tag"
+    assert config.resolver.source_priority["rules"] == 99
+    assert config.resolver.source_priority["lexicon"] == 20  # untouched keys survive the merge
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[mask]\nmood = 'tag'\n", "unknown config key"),
+        ("[masks]\n", "unknown config key"),
+        ("[mask]\nmode = 'blur'\n", "mask.mode"),
+        ("[mask]\nchar = '**'\n", "exactly one character"),
+        ("[resolver]\nmerge_categories = ['NAME']\n", "unknown PHI category"),
+        ("[mask\n", "not valid TOML"),
+    ],
+)
+def test_bad_config_is_a_clear_error(tmp_path: Path, content: str, message: str) -> None:
+    user = tmp_path / "bad.toml"
+    user.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        Config.load(user)
+
+
+def test_missing_config_file() -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        Config.load("/nonexistent/radeid.toml")

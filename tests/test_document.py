@@ -1,0 +1,70 @@
+"""The data model: spans are valid and immutable; results derive text and output offsets."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from radeid import Category, Document, Replacement, Result, Span
+from radeid.categories import split_label
+from radeid.document import apply_replacements
+
+
+def test_span_validates_offsets_and_parses_category() -> None:
+    span = Span(3, 7, "date")  # type: ignore[arg-type]
+    assert span.category is Category.DATE
+    assert len(span) == 4
+    with pytest.raises(ValueError):
+        Span(5, 5, Category.DATE)
+    with pytest.raises(ValueError):
+        Span(-1, 2, Category.DATE)
+    with pytest.raises(ValueError, match="unknown PHI category"):
+        Span(0, 1, "NAME")  # type: ignore[arg-type]
+
+
+def test_span_is_frozen_and_hashable() -> None:
+    span = Span(0, 4, Category.ID, subtype="MRN")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        span.start = 1  # type: ignore[misc]
+    assert {span, Span(0, 4, Category.ID, subtype="MRN")} == {span}
+    assert span.label == "ID/MRN"
+
+
+def test_span_dict_round_trip_keeps_subtype_from_label() -> None:
+    span = Span.from_dict({"start": 2, "end": 9, "label": "ID/MRN", "score": 0.5, "source": "rules/mrn"})
+    assert (span.category, span.subtype, span.score, span.source) == (Category.ID, "MRN", 0.5, "rules/mrn")
+    assert Span.from_dict(span.to_dict()) == span
+
+
+def test_split_label() -> None:
+    assert split_label("PHONE/FAX") == (Category.PHONE, "FAX")
+    assert split_label("hcw") == (Category.HCW, None)
+
+
+def test_result_applies_replacements_and_derives_output_offsets() -> None:
+    text = "Seen by Dr. Jane Roe on 03/04/2019."
+    doc = Document("d1", text)
+    name = Span(12, 20, Category.HCW)
+    date = Span(24, 34, Category.DATE)
+    assert name.text_in(text) == "Jane Roe" and date.text_in(text) == "03/04/2019"
+    result = Result.build(doc, [Replacement(date, "[DATE]"), Replacement(name, "[HCW]")])
+    assert result.text == "Seen by Dr. [HCW] on [DATE]."
+    # replacements come back sorted, and each output offset points at the new text
+    assert [r.span for r in result.replacements] == [name, date]
+    for rep, (start, end) in zip(result.replacements, result.output_offsets(), strict=True):
+        assert result.text[start:end] == rep.new_text
+    assert doc.text == text  # the original never changes
+
+
+def test_apply_replacements_rejects_overlap_and_out_of_range() -> None:
+    a, b = Span(0, 4, Category.ID), Span(2, 6, Category.ID)
+    with pytest.raises(ValueError, match="overlapping"):
+        apply_replacements("0123456789", [Replacement(a, "x"), Replacement(b, "y")])
+    with pytest.raises(ValueError, match="past the text end"):
+        apply_replacements("012", [Replacement(Span(1, 5, Category.ID), "x")])
+
+
+def test_document_scope_prefers_patient() -> None:
+    assert Document("d", "t", patient_id="p9").scope == "p9"
+    assert Document("d", "t").scope == "d"

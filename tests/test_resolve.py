@@ -1,0 +1,115 @@
+"""The resolver: priorities, overlap merge, touching-span merge, word completion, allow list."""
+
+from __future__ import annotations
+
+import pytest
+
+from radeid import Category, Span
+from radeid.config import Config
+from radeid.resolve import Resolver, extend_to_word_boundaries, merge_touching, source_priority
+
+D, P, H, I = Category.DATE, Category.PATIENT, Category.HCW, Category.ID
+
+
+@pytest.fixture(scope="module")
+def resolver() -> Resolver:
+    return Resolver(Config.load().resolver, allow_terms={"parkinson", "swan-ganz"})
+
+
+def texts(text: str, spans: list[Span]) -> list[tuple[str, Category]]:
+    return [(text[s.start : s.end], s.category) for s in spans]
+
+
+def test_overlap_takes_union_extent_and_best_category(resolver: Resolver) -> None:
+    text = "SSN 123-45-6789 on file"
+    spans = [Span(4, 15, I, "SSN", source="rules/ssn"), Span(8, 15, D, source="transformer")]
+    out = resolver.resolve(text, spans)
+    assert texts(text, out) == [("123-45-6789", I)]
+    assert out[0].subtype == "SSN" and out[0].source == "rules/ssn"
+
+
+def test_source_priority_beats_category_priority() -> None:
+    config = Config.load(overrides={"resolver": {"source_priority": {"rules": 30, "transformer": 10}}})
+    resolver = Resolver(config.resolver, allow_terms=set())
+    text = "Acc 20190304 done"
+    # the model says DATE (category priority 7), a rule says ID (9): rule source wins either way
+    out = resolver.resolve(text, [Span(4, 12, D, source="transformer"), Span(4, 12, I, source="rules/acc")])
+    assert out[0].category is I
+    # a deny-list span beats everything
+    out = resolver.resolve(text, [Span(4, 12, D, source="lexicon/deny"), Span(4, 12, I, source="rules/acc")])
+    assert out[0].category is D
+
+
+def test_longer_span_wins_a_priority_tie(resolver: Resolver) -> None:
+    text = "Jane Ann Roe"
+    out = resolver.resolve(text, [Span(0, 4, P, source="rules"), Span(0, 12, H, source="rules")])
+    # HCW has lower category priority than PATIENT, so PATIENT decides; extent is the union
+    assert texts(text, out) == [("Jane Ann Roe", P)]
+
+
+def test_chained_overlaps_form_one_group(resolver: Resolver) -> None:
+    text = "aaaa bbbb cccc"
+    spans = [Span(0, 6, P), Span(5, 11, P), Span(10, 14, P)]
+    assert texts(text, resolver.resolve(text, spans)) == [("aaaa bbbb cccc", P)]
+
+
+def test_disjoint_spans_are_kept_sorted(resolver: Resolver) -> None:
+    text = "on 3/4/2019 Dr Roe"
+    spans = [Span(15, 18, H), Span(3, 11, D)]
+    assert texts(text, resolver.resolve(text, spans)) == [("3/4/2019", D), ("Roe", H)]
+
+
+def test_touching_same_category_merge_but_not_across_line_break(resolver: Resolver) -> None:
+    text = "Jane  Roe\nSmith"
+    spans = [Span(0, 4, P), Span(6, 9, P), Span(10, 15, P)]
+    assert texts(text, resolver.resolve(text, spans)) == [("Jane  Roe", P), ("Smith", P)]
+
+
+def test_touching_dates_are_not_merged(resolver: Resolver) -> None:
+    text = "3/4/2019 3/5/2019"
+    spans = [Span(0, 8, D), Span(9, 17, D)]
+    assert len(resolver.resolve(text, spans)) == 2
+
+
+def test_different_categories_do_not_merge() -> None:
+    text = "Roe Mercy"
+    out = merge_touching(text, [Span(0, 3, P), Span(4, 9, Category.HOSPITAL)], {P, Category.HOSPITAL})
+    assert len(out) == 2
+
+
+def test_word_boundary_completion() -> None:
+    text = "Mr. Johnson's scan"
+    assert extend_to_word_boundaries(text, Span(6, 9, P)).text_in(text) == "Johnson"
+    assert extend_to_word_boundaries(text, Span(4, 11, P)).text_in(text) == "Johnson"  # already whole
+
+
+def test_allow_list_drops_whole_span_matches_only(resolver: Resolver) -> None:
+    text = "Parkinson disease; Dr. Parkinson Smith; Swan-Ganz catheter"
+    spans = [Span(0, 9, P), Span(23, 38, H), Span(40, 49, Category.VENDOR)]
+    assert texts(text, resolver.resolve(text, spans)) == [("Parkinson Smith", H)]
+
+
+def test_deny_list_span_is_never_allow_listed(resolver: Resolver) -> None:
+    text = "Parkinson"
+    assert len(resolver.resolve(text, [Span(0, 9, P, source="lexicon/deny")])) == 1
+
+
+def test_min_score_drops_weak_spans() -> None:
+    config = Config.load(overrides={"resolver": {"min_score": 0.5}})
+    resolver = Resolver(config.resolver, allow_terms=set())
+    out = resolver.resolve("abc def", [Span(0, 3, P, score=0.4), Span(4, 7, P, score=0.6)])
+    assert [(s.start, s.end) for s in out] == [(4, 7)]
+
+
+def test_source_priority_uses_longest_prefix() -> None:
+    priorities = {"rules": 30, "rules/ssn": 50}
+    assert source_priority("rules/ssn", priorities) == 50
+    assert source_priority("rules/date_numeric", priorities) == 30
+    assert source_priority("transformer", priorities) == 0
+
+
+def test_bundled_allow_list_is_loaded() -> None:
+    resolver = Resolver(Config.load().resolver)
+    if not resolver.allow_terms:
+        pytest.skip("bundled allow list not present yet")
+    assert "parkinson" in resolver.allow_terms
