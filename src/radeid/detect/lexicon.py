@@ -38,7 +38,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import ahocorasick
@@ -61,16 +60,16 @@ DENY_SCORE = 0.95
 _CASE_MARKER = "="
 _ESCAPE = "\\"
 
-# Characters folded to an ASCII look-alike of the same length (quotes, dashes, odd spaces).
+# Characters folded to an ASCII look-alike of the same length (quotes, dashes).
 _PUNCT_FOLD = {
-    "\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u2032": "'", "`": "'",
+    "\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u2032": "'",
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
 }
-# Whitespace that is not a plain space or a line break: becomes a plain space.
-_ASCII_WS = str.maketrans({"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " "})
-# Runs that need collapsing to one character: 2+ whitespace chars, or one line-break char
-# (so that the newline count of each run is visible in one place).
+# ASCII whitespace other than space and line feed becomes a space; "`" an apostrophe.
+_ASCII_TABLE = str.maketrans({"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "`": "'"})
+# What the whitespace pass rewrites: runs of 2+ whitespace characters and lone line feeds.
 _WS_RUN = re.compile(r"\s{2,}|\n")
+_LINE_BREAKS = frozenset("\n\x85\u2028\u2029")
 
 
 class LexiconFormatError(ValueError):
@@ -106,70 +105,81 @@ class LexiconEntry:
 # --------------------------------------------------------------------------------------- folding
 
 
-@lru_cache(maxsize=65536)
 def _fold_char(char: str, lower: bool) -> str:
     """Fold one non-ASCII character to exactly one character (the length invariant)."""
     if char in _PUNCT_FOLD:
         return _PUNCT_FOLD[char]
     if char.isspace():
-        return "\n" if char in "\u2028\u2029\x85" else " "
-    out = char.lower() if lower else char
-    out = out[0]  # "İ".lower() == "i̇": keep the base letter, keep the length
-    decomposed = unicodedata.normalize("NFD", out)
-    return decomposed[0] if decomposed else out
+        return "\n" if char in _LINE_BREAKS else " "
+    out = (char.lower() if lower else char)[0]  # "İ".lower() is 2 chars: keep the base letter
+    return unicodedata.normalize("NFD", out)[0]  # drop accents of precomposed letters
+
+
+class _CharFolds(dict):  # type: ignore[type-arg]
+    """Memo of `_fold_char` for one case mode; a dict subclass so a lookup is a C call."""
+
+    def __init__(self, lower: bool) -> None:
+        super().__init__()
+        self.lower = lower
+
+    def __missing__(self, char: str) -> str:
+        if char.isascii():
+            out = (char.lower() if self.lower else char).translate(_ASCII_TABLE)
+        else:
+            out = _fold_char(char, self.lower)
+        if len(self) < 65536:
+            self[char] = out
+        return out
+
+
+_FOLD_LOWER = _CharFolds(lower=True)
+_FOLD_KEEP = _CharFolds(lower=False)
 
 
 def _fold(text: str, lower: bool = True) -> str:
-    """Length-preserving fold: same length as `text`, position i folds character i."""
-    if text.isascii():
-        out = text.lower() if lower else text
-        return out.translate(_ASCII_WS).replace("`", "'")
-    return "".join(_fold_char(c, lower) if not c.isascii() else c for c in text).translate(
-        _ASCII_WS
-    ) if not lower else "".join(
-        c.lower() if c.isascii() else _fold_char(c, True) for c in text
-    ).translate(_ASCII_WS)
+    """Length-preserving fold: the result has the length of `text`; position i folds char i."""
+    if text.isascii():  # the fast path: C-level lower() and translate()
+        return (text.lower() if lower else text).translate(_ASCII_TABLE)
+    folds = _FOLD_LOWER if lower else _FOLD_KEEP
+    return "".join(map(folds.__getitem__, text))
 
 
 class _Normalized:
-    """A folded text with whitespace runs collapsed, and the map back to original offsets."""
+    """A folded text with whitespace runs collapsed, and the map back to original offsets.
+
+    Every whitespace run becomes one character: a space if it holds at most one line break
+    (wrapped lines still match multi-word terms), else a line feed, which no term contains, so a
+    match never crosses a blank line.
+    """
 
     __slots__ = ("text", "_points", "_shifts")
 
     def __init__(self, original: str) -> None:
         folded = _fold(original)
-        points: list[int] = []  # positions in the collapsed text where the shift changes
-        shifts: list[int] = []  # original = collapsed + shift from that position on
+        self._points: list[int] = []  # collapsed positions from which `shift` applies
+        self._shifts: list[int] = []  # original = collapsed + shift
         pieces: list[str] = []
         cursor = 0
         removed = 0
         for run in _WS_RUN.finditer(folded):
             start, end = run.span()
-            if end - start == 1:  # a lone "\n": same length, nothing to record
-                continue
             pieces.append(folded[cursor:start])
             pieces.append("\n" if run.group().count("\n") >= 2 else " ")
-            removed += end - start - 1
-            points.append(start + 1 - (removed - (end - start - 1)))
-            shifts.append(removed)
             cursor = end
+            if end - start > 1:
+                collapsed_start = start - removed
+                removed += end - start - 1
+                self._points.append(collapsed_start + 1)
+                self._shifts.append(removed)
         if pieces:
             pieces.append(folded[cursor:])
             folded = "".join(pieces)
-        # A lone line break is matched like a space (wrapped lines); a blank line is not.
-        self.text = folded.replace("\n", " ") if "\n\n" not in folded else _lone_newlines(folded)
-        self._points = points
-        self._shifts = shifts
+        self.text = folded
 
     def to_original(self, index: int) -> int:
-        """Original offset of collapsed position `index` (a non-whitespace position)."""
+        """Original offset of collapsed position `index`."""
         k = bisect.bisect_right(self._points, index)
         return index + (self._shifts[k - 1] if k else 0)
-
-
-def _lone_newlines(folded: str) -> str:
-    """Turn single newlines into spaces but keep newline markers that stand for blank lines."""
-    return re.sub(r"(?<!\n)\n(?!\n)", " ", folded)
 
 
 def _is_word_char(char: str) -> bool:

@@ -1,0 +1,1 @@
+"""Evaluation: tokenisation for token-level scores, metrics, reports."""
