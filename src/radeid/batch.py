@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from radeid.document import Document
+from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
 from radeid.pipeline import Deidentifier
@@ -48,6 +49,21 @@ def default_audit_path(output: Path) -> Path:
     """`out/` -> `out.audit.jsonl`, `out.jsonl` -> `out.jsonl.audit.jsonl`, beside the output."""
     output = Path(output)
     return output.with_name(output.name + ".audit.jsonl")
+
+
+def choose_output_format(
+    input_path: Path, output_path: Path, input_format: InputFormat | None, output_format: InputFormat | None
+) -> InputFormat | None:
+    """The asked-for format; else what the output's suffix says; else a folder input's own format.
+
+    `None` lets the writer decide from the output name (no suffix means a folder of .txt files).
+    """
+    if output_format is not None:
+        return output_format
+    if format_from_suffix(Path(output_path)) is not None:
+        return None
+    source = input_format or detect_format(input_path)
+    return source if source in FOLDER_FORMATS else None
 
 
 def _documents(
@@ -87,8 +103,8 @@ def deidentify_path(
     options = options or ReadOptions()
     summary = RunSummary()
     docs = _documents(input_path, input_format, options, on_error, summary)
-    out_fmt = output_format or input_format
-    with open_writer(output_path, out_fmt, options) as writer, AuditWriter(
+    out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
+    with open_writer(output_path, out_fmt, options, input_path=input_path) as writer, AuditWriter(
         audit_path or default_audit_path(output_path)
     ) as audit:
         for batch in _batches(docs, deidentifier.config.pipeline.batch_size):

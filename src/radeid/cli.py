@@ -22,7 +22,8 @@ from rich.table import Table
 from radeid import __version__
 from radeid.batch import RunAborted, RunSummary, default_audit_path, deidentify_path, detect_path
 from radeid.config import Config, ConfigError
-from radeid.io.readers import FormatError, InputFormat, ReadOptions
+from radeid.io.errors import RadeidIOError
+from radeid.io.readers import InputFormat, ReadOptions
 from radeid.pipeline import Deidentifier
 from radeid.wordlists import bundled_data_path
 
@@ -209,7 +210,7 @@ def _run(job: Any, quiet: bool, label: str) -> RunSummary:
                 "written. Fix the record or rerun with --on-error skip.",
                 EXIT_INPUT_ERROR,
             ) from None
-        except (FormatError, ConfigError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+        except (RadeidIOError, ConfigError, OSError) as exc:
             raise _fail(str(exc), EXIT_USAGE) from None
 
 
@@ -272,11 +273,11 @@ def deid(
         overrides["mask"] = mask
         cfg = _load_config(config, overrides)
         deidentifier = Deidentifier(cfg)
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        options = ReadOptions(
+            id_col=id_col, text_col=text_col, patient_col=patient_col, keep_columns=tuple(keep_column or ())
+        )
+    except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
-    options = ReadOptions(
-        id_col=id_col, text_col=text_col, patient_col=patient_col, keep_columns=tuple(keep_column or ())
-    )
     summary = _run(
         lambda on_batch: deidentify_path(
             deidentifier,
@@ -325,9 +326,9 @@ def detect(
     try:
         overrides = _overrides(hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold)
         deidentifier = Deidentifier(_load_config(config, overrides))
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        options = ReadOptions(id_col=id_col, text_col=text_col, patient_col=patient_col)
+    except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
-    options = ReadOptions(id_col=id_col, text_col=text_col, patient_col=patient_col)
     summary = _run(
         lambda on_batch: detect_path(
             deidentifier,

@@ -9,12 +9,16 @@ one category that are separated only by spaces or tabs (never a line break).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from radeid.categories import Category
 from radeid.config import ResolverConfig
 from radeid.document import Span
 from radeid.wordlists import bundled_data_path, read_word_list
+
+#: Up to two words after a span, on the same line, to test eponym phrases like "Baker cyst".
+_NEXT_WORDS = re.compile(r"(?:[ \t]+[\w'-]+){1,2}")
 
 #: Spans from this source are the user's explicit decision and are never allow-listed away.
 DENY_SOURCE = "lexicon/deny"
@@ -59,9 +63,26 @@ class Resolver:
         return (priority, len(span), span.score)
 
     def _allowed(self, text: str, span: Span) -> bool:
-        if span.source.startswith(DENY_SOURCE):
+        """Whole-span match, or the span plus the next one or two words ("Ewing" + "sarcoma")."""
+        if span.source.startswith(DENY_SOURCE) or not self.allow_terms:
             return False
-        return normalize_term(text[span.start : span.end]) in self.allow_terms
+        term = normalize_term(text[span.start : span.end])
+        if term in self.allow_terms or _strip_possessive(term) in self.allow_terms:
+            return True
+        following = _NEXT_WORDS.match(text, span.end)
+        if following is None:
+            return False
+        words = following.group(0).split()
+        return any(
+            normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1)
+        )
+
+
+def _strip_possessive(term: str) -> str:
+    for suffix in ("'s", "\u2019s", "s'"):
+        if term.endswith(suffix):
+            return term[: -len(suffix)] if suffix != "s'" else term[:-1]
+    return term
 
 
 def source_priority(source: str, priorities: Mapping[str, int]) -> int:

@@ -11,9 +11,9 @@ Matching rules (every choice here is tested in `tests/detect/test_lexicon.py`):
   ordinary words and for short acronyms ("MGH").
 - **Folding** (length-preserving, so offsets stay exact into the original text): letters are
   lower-cased one character at a time (`"İ".lower()` is two characters; we keep its first),
-  accents are dropped from precomposed letters ("Charité" matches "Charite"), curly quotes match
-  straight ones and en/em dashes match "-". Case-sensitive terms still fold accents, quotes and
-  dashes but keep case.
+  curly quotes match straight ones and en/em dashes match "-". Accents fold one way: text
+  written without an accent matches an accented term ("Charite" finds "Charité"), but an
+  accented letter in the text must be the term's own ("vítrea" is not the product "Vitrea").
 - **Whitespace**: one space in a term matches any run of whitespace in the text that holds at
   most one line break ("Massachusetts General\\nHospital" matches; a blank line never does).
 - **Word boundaries**: where a term begins (ends) with a letter or digit, the character before
@@ -46,7 +46,13 @@ from radeid.categories import Category, split_label
 from radeid.document import Document, Span
 from radeid.wordlists import bundled_data_path
 
-__all__ = ["LexiconDetector", "LexiconEntry", "LexiconFormatError", "read_lexicon_file"]
+__all__ = [
+    "LexiconDetector",
+    "LexiconEntry",
+    "LexiconFormatError",
+    "read_lexicon_file",
+    "spelling_variants",
+]
 
 #: Bundled lists loaded by `from_files(include_bundled=True)`, with their default category.
 BUNDLED_LISTS: tuple[tuple[str, Category], ...] = (
@@ -62,13 +68,26 @@ _ESCAPE = "\\"
 
 # Characters folded to an ASCII look-alike of the same length (quotes, dashes).
 _PUNCT_FOLD = {
-    "\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u2032": "'",
-    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u02bc": "'",
+    "\u2032": "'",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
 }
 # ASCII whitespace other than space and line feed becomes a space; "`" an apostrophe.
-_ASCII_TABLE = str.maketrans({"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "`": "'"})
-# What the whitespace pass rewrites: runs of 2+ whitespace characters and lone line feeds.
-_WS_RUN = re.compile(r"\s{2,}|\n")
+_ASCII_TABLE = str.maketrans(
+    {"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x1c": " ", "\x1d": " ", "\x1e": " ", "\x1f": " ", "`": "'"}
+)
+# After folding, all whitespace is " " or "\n"; runs of two or more are collapsed.
+_WS_RUN = re.compile(r"[ \n]{2,}")
+_WS_PAIRS = ("  ", "\n\n", " \n", "\n ")
+# Stands for a blank line in the collapsed text: no term contains it, so no match crosses it.
+_BARRIER = "\x00"
 _LINE_BREAKS = frozenset("\n\x85\u2028\u2029")
 
 
@@ -115,7 +134,7 @@ def _fold_char(char: str, lower: bool) -> str:
     return unicodedata.normalize("NFD", out)[0]  # drop accents of precomposed letters
 
 
-class _CharFolds(dict):  # type: ignore[type-arg]
+class _CharFolds(dict[str, str]):
     """Memo of `_fold_char` for one case mode; a dict subclass so a lookup is a C call."""
 
     def __init__(self, lower: bool) -> None:
@@ -148,7 +167,7 @@ class _Normalized:
     """A folded text with whitespace runs collapsed, and the map back to original offsets.
 
     Every whitespace run becomes one character: a space if it holds at most one line break
-    (wrapped lines still match multi-word terms), else a line feed, which no term contains, so a
+    (wrapped lines still match multi-word terms), else `_BARRIER`, which no term contains, so a
     match never crosses a blank line.
     """
 
@@ -158,23 +177,21 @@ class _Normalized:
         folded = _fold(original)
         self._points: list[int] = []  # collapsed positions from which `shift` applies
         self._shifts: list[int] = []  # original = collapsed + shift
-        pieces: list[str] = []
-        cursor = 0
-        removed = 0
-        for run in _WS_RUN.finditer(folded):
-            start, end = run.span()
-            pieces.append(folded[cursor:start])
-            pieces.append("\n" if run.group().count("\n") >= 2 else " ")
-            cursor = end
-            if end - start > 1:
-                collapsed_start = start - removed
+        if any(pair in folded for pair in _WS_PAIRS):  # else: nothing to collapse, no map
+            pieces: list[str] = []
+            cursor = 0
+            removed = 0
+            for run in _WS_RUN.finditer(folded):
+                start, end = run.span()
+                pieces.append(folded[cursor:start])
+                pieces.append(_BARRIER if run.group().count("\n") >= 2 else " ")
+                cursor = end
+                self._points.append(start - removed + 1)
                 removed += end - start - 1
-                self._points.append(collapsed_start + 1)
                 self._shifts.append(removed)
-        if pieces:
             pieces.append(folded[cursor:])
             folded = "".join(pieces)
-        self.text = folded
+        self.text = folded.replace("\n", " ")  # a lone line break: a wrapped line
 
     def to_original(self, index: int) -> int:
         """Original offset of collapsed position `index`."""
@@ -184,11 +201,6 @@ class _Normalized:
 
 def _is_word_char(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char).startswith("M")
-
-
-def _normalize_term(term: str, lower: bool) -> str:
-    """Fold a term the way texts are folded, with internal whitespace collapsed to one space."""
-    return " ".join(_fold(term, lower).split())
 
 
 # ------------------------------------------------------------------------------------- list files
@@ -205,14 +217,43 @@ def _parse_term(raw: str) -> tuple[str, bool]:
     return raw, False
 
 
+# Spelling variants of institution names: (pattern, alternatives). Each rule rewrites every
+# occurrence at once, so a term yields at most a few dozen variants.
+_VARIANT_RULES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\b(?:St\.?|Saint)(?= )"), ("St.", "St", "Saint")),
+    (re.compile(r"\b(?:Mt\.?|Mount)(?= )"), ("Mount", "Mt.", "Mt")),
+    (re.compile(r" (?:&|and) "), (" & ", " and ")),
+    (re.compile(r"(?<=\w)['\u2019](?=s\b)"), ("'", "")),
+)
+
+
+def spelling_variants(term: str) -> list[str]:
+    """`term` first, then its St./Saint, Mt./Mount, &/and and possessive-apostrophe variants."""
+    variants = [term]
+    for pattern, alternatives in _VARIANT_RULES:
+        grown: list[str] = []
+        for variant in variants:
+            if pattern.search(variant):
+                grown.extend(pattern.sub(alt, variant) for alt in alternatives)
+            else:
+                grown.append(variant)
+        variants = grown
+    seen: dict[str, None] = {term: None}
+    seen.update(dict.fromkeys(variants))
+    return list(seen)
+
+
 def read_lexicon_file(
     path: str | Path,
     default_category: Category | None,
     list_name: str | None = None,
     score: float = DEFAULT_SCORE,
+    variants: bool = False,
 ) -> list[LexiconEntry]:
     """Read a list file into entries; `default_category=None` makes the label column mandatory.
 
+    `variants=True` adds `spelling_variants` of each term (used for hospital lists, whose
+    names are written with and without "St."/"Saint", "&"/"and", "Children's"/"Childrens").
     Reads lines itself (rather than via `radeid.wordlists.iter_word_list`) to name the line
     number in errors; the accepted format is the same.
     """
@@ -236,14 +277,12 @@ def read_lexicon_file(
                     raise LexiconFormatError(f"{path}:{lineno}: {err}") from None
             elif default_category is None:
                 raise LexiconFormatError(
-                    f"{path}:{lineno}: deny-list line has no category label "
-                    "(expected: term<TAB>CATEGORY[/SUBTYPE])"
+                    f"{path}:{lineno}: deny-list line has no category label (expected: term<TAB>CATEGORY[/SUBTYPE])"
                 )
             else:
                 category, subtype = default_category, None
-            entries.append(
-                LexiconEntry(term, category, subtype, case_sensitive, list_name=name, score=score)
-            )
+            for form in spelling_variants(term) if variants else (term,):
+                entries.append(LexiconEntry(form, category, subtype, case_sensitive, list_name=name, score=score))
     return entries
 
 
@@ -257,7 +296,7 @@ class _Key:
     length: int  # in the collapsed text
     first_is_word: bool
     last_is_word: bool
-    entries: tuple[tuple[LexiconEntry, str | None], ...]  # (entry, case-sensitive form or None)
+    entries: tuple[tuple[LexiconEntry, str], ...]  # (entry, term with whitespace collapsed)
 
 
 class LexiconDetector:
@@ -266,11 +305,10 @@ class LexiconDetector:
     name = "lexicon"
 
     def __init__(self, entries: Iterable[LexiconEntry]) -> None:
-        grouped: dict[str, list[tuple[LexiconEntry, str | None]]] = {}
+        grouped: dict[str, list[tuple[LexiconEntry, str]]] = {}
         for entry in entries:
-            key = _normalize_term(entry.term, lower=True)
-            exact = _normalize_term(entry.term, lower=False) if entry.case_sensitive else None
-            grouped.setdefault(key, []).append((entry, exact))
+            key = " ".join(_fold(entry.term).split())
+            grouped.setdefault(key, []).append((entry, " ".join(entry.term.split())))
         self._automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
         for key, items in grouped.items():
             self._automaton.add_word(
@@ -298,17 +336,27 @@ class LexiconDetector:
         deny_lists: Iterable[str | Path] = (),
         include_bundled: bool = True,
     ) -> LexiconDetector:
-        """Build from the bundled lists plus user lists (later lists win at identical offsets)."""
+        """Build from the bundled lists plus user lists (later lists win at identical offsets).
+
+        Sources name the list: `lexicon/hospitals` and `lexicon/vendors` (bundled),
+        `lexicon/hospital/<file stem>`, `lexicon/vendor/<file stem>` and
+        `lexicon/deny/<file stem>` (user lists), so resolver priorities can key on any prefix;
+        `lexicon/deny` is the prefix the resolver never allow-lists away.
+        """
         entries: list[LexiconEntry] = []
         if include_bundled:
             for filename, category in BUNDLED_LISTS:
-                entries.extend(read_lexicon_file(bundled_data_path("lexicons", filename), category))
+                path = bundled_data_path("lexicons", filename)
+                entries.extend(read_lexicon_file(path, category, variants=category is Category.HOSPITAL))
         for path in hospital_lists:
-            entries.extend(read_lexicon_file(path, Category.HOSPITAL))
+            name = f"hospital/{Path(path).stem}"
+            entries.extend(read_lexicon_file(path, Category.HOSPITAL, list_name=name, variants=True))
         for path in vendor_lists:
-            entries.extend(read_lexicon_file(path, Category.VENDOR))
+            name = f"vendor/{Path(path).stem}"
+            entries.extend(read_lexicon_file(path, Category.VENDOR, list_name=name))
         for path in deny_lists:
-            entries.extend(read_lexicon_file(path, None, score=DENY_SCORE))
+            name = f"deny/{Path(path).stem}"
+            entries.extend(read_lexicon_file(path, None, list_name=name, score=DENY_SCORE))
         return cls(entries)
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
@@ -329,9 +377,7 @@ class LexiconDetector:
                 continue
             entry = _pick(key, text, start, end)
             if entry is not None and (start, end) not in found:
-                found[(start, end)] = Span(
-                    start, end, entry.category, entry.subtype, entry.score, entry.source
-                )
+                found[(start, end)] = Span(start, end, entry.category, entry.subtype, entry.score, entry.source)
         return _maximal(found.values())
 
     def iter_terms(self) -> Iterator[str]:
@@ -340,16 +386,34 @@ class LexiconDetector:
 
 
 def _pick(key: _Key, text: str, start: int, end: int) -> LexiconEntry | None:
-    """The last-added entry whose case rule accepts `text[start:end]`."""
-    surface: str | None = None
-    for entry, exact in key.entries:
-        if exact is None:
-            return entry
-        if surface is None:
-            surface = _normalize_term(text[start:end], lower=False)
-        if surface == exact:
+    """The last-added entry whose case and accent rules accept `text[start:end]`."""
+    surface = " ".join(text[start:end].split())
+    for entry, form in key.entries:
+        if _accepts(surface, form, entry.case_sensitive):
             return entry
     return None
+
+
+def _accepts(surface: str, form: str, case_sensitive: bool) -> bool:
+    """Check a match character by character; the automaton already matched the folded forms.
+
+    Accents fold one way only: an unaccented letter in the text may stand for an accented one in
+    the term ("Charite" for "Charité"), but a text letter carrying an accent must carry the same
+    one in the term, so Spanish "vítrea" is not the product "Vitrea".
+    """
+    if surface.isascii() and not case_sensitive:
+        return True
+    if len(surface) != len(form):  # cannot happen for folded-equal strings; be safe
+        return False
+    for t, f in zip(surface, form, strict=True):
+        if t == f:
+            continue
+        if t.isascii():
+            if case_sensitive and _FOLD_KEEP[t] != _FOLD_KEEP[f]:
+                return False
+        elif t not in _PUNCT_FOLD and (case_sensitive or t.lower() != f.lower()):
+            return False
+    return True
 
 
 def _maximal(spans: Iterable[Span]) -> list[Span]:

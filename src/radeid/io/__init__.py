@@ -1,1 +1,22 @@
 """Streaming readers and writers for every supported document format."""
+
+from radeid.io.errors import ColumnError, FormatError, InputNotFoundError, OutputExistsError, RadeidIOError, ReadIssue
+from radeid.io.formats import InputFormat, detect_format
+from radeid.io.readers import ReadOptions, read_documents
+from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
+
+__all__ = [
+    "AuditWriter",
+    "ColumnError",
+    "FormatError",
+    "InputFormat",
+    "InputNotFoundError",
+    "OutputExistsError",
+    "RadeidIOError",
+    "ReadIssue",
+    "ReadOptions",
+    "detect_format",
+    "open_writer",
+    "read_documents",
+    "write_spans_jsonl",
+]

@@ -1,0 +1,133 @@
+"""Supported formats and how a path tells us which one it is."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+
+from radeid.io.errors import FormatError
+
+__all__ = ["FOLDER_FORMATS", "InputFormat", "detect_format", "is_gzip", "walk_files"]
+
+
+class InputFormat(str, Enum):
+    """Document formats; the value is the name used on the command line."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+    PARQUET = "parquet"
+    TXT = "txt"
+    I2B2 = "i2b2"
+    BRAT = "brat"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, value: InputFormat | str) -> InputFormat:
+        """Accept the enum or its name in any case; an unknown name lists the known ones."""
+        if isinstance(value, InputFormat):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            raise FormatError(f"unknown format {value!r}; known formats: {_known()}") from None
+
+
+#: Formats stored as one file per document (a folder, or a single file for one document).
+FOLDER_FORMATS = frozenset({InputFormat.TXT, InputFormat.I2B2, InputFormat.BRAT})
+
+_SUFFIXES: dict[str, InputFormat] = {
+    ".jsonl": InputFormat.JSONL,
+    ".ndjson": InputFormat.JSONL,
+    ".jsonlines": InputFormat.JSONL,
+    ".csv": InputFormat.CSV,
+    ".tsv": InputFormat.CSV,
+    ".parquet": InputFormat.PARQUET,
+    ".pq": InputFormat.PARQUET,
+    ".txt": InputFormat.TXT,
+    ".xml": InputFormat.I2B2,
+    ".ann": InputFormat.BRAT,
+}
+#: Formats that may be gzip-compressed (`notes.jsonl.gz`); the others are read as they are.
+_GZIP_OK = frozenset({InputFormat.JSONL, InputFormat.CSV})
+
+
+def _known() -> str:
+    return ", ".join(f.value for f in InputFormat)
+
+
+def _suffixes_help() -> str:
+    return ", ".join(sorted(_SUFFIXES))
+
+
+def is_gzip(path: Path) -> bool:
+    return path.suffix.lower() == ".gz"
+
+
+def format_from_suffix(path: Path) -> InputFormat | None:
+    """The format a file name implies (`x.jsonl`, `x.csv.gz`), or None."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        fmt = _SUFFIXES.get(Path(name[:-3]).suffix)
+        return fmt if fmt in _GZIP_OK else None
+    return _SUFFIXES.get(Path(name).suffix)
+
+
+def walk_files(root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+    """Every non-hidden file under `root`, in a stable (sorted) order, one directory at a time.
+
+    Hidden files and folders (`.git`, `.ipynb_checkpoints`, editor backups) are skipped: they are
+    never documents, and checkpoint folders would duplicate real ones. Walk errors (an unreadable
+    sub-folder) are appended to `errors` instead of being silently dropped.
+    """
+
+    def on_error(exc: OSError) -> None:
+        if errors is not None:
+            errors.append(exc)
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            if not name.startswith("."):
+                yield base / name
+
+
+def detect_format(path: str | os.PathLike[str]) -> InputFormat:
+    """Guess the format: by suffix for a file; by content for a folder.
+
+    A folder is `brat` if it holds any `.ann` file, else `i2b2` if it holds `.xml` files, else
+    `txt` if it holds `.txt` files. A path that does not exist is judged by its suffix alone
+    (that is how an output path is judged).
+    """
+    p = Path(path)
+    if p.is_dir():
+        seen_xml = seen_txt = False
+        for file in walk_files(p):
+            suffix = file.suffix.lower()
+            if suffix == ".ann":
+                return InputFormat.BRAT
+            seen_xml = seen_xml or suffix == ".xml"
+            seen_txt = seen_txt or suffix == ".txt"
+        if seen_xml:
+            return InputFormat.I2B2
+        if seen_txt:
+            return InputFormat.TXT
+        raise FormatError(
+            f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml or .ann files; "
+            f"give the format explicitly (one of: {_known()})"
+        )
+    fmt = format_from_suffix(p)
+    if fmt is None:
+        hint = ""
+        if p.name.lower().endswith((".json", ".json.gz")):
+            hint = " (a file with one JSON object per line is 'jsonl')"
+        raise FormatError(
+            f"cannot tell the format of {str(p)!r} from its name{hint}; known suffixes: "
+            f"{_suffixes_help()} (.gz for jsonl and csv); or give the format explicitly "
+            f"(one of: {_known()})"
+        )
+    return fmt
