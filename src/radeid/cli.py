@@ -22,6 +22,7 @@ from rich.table import Table
 from radeid import __version__
 from radeid.batch import RunAborted, RunSummary, default_audit_path, deidentify_path, detect_path
 from radeid.config import Config, ConfigError
+from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import InputFormat, ReadOptions
 from radeid.pipeline import Deidentifier
@@ -176,7 +177,8 @@ def _report(summary: RunSummary, quiet: bool, what: str) -> None:
         err.print(f"[red]... and {len(summary.errors) - 20} more skipped records[/]")
     if quiet:
         return
-    table = Table(title=f"{what}: {summary.documents} documents, {summary.spans} spans", show_edge=False)
+    err.print(f"{what} {summary.documents} documents, {summary.spans} spans")
+    table = Table(show_edge=False)
     table.add_column("category")
     table.add_column("spans", justify="right")
     for category, count in sorted(summary.by_category.items(), key=lambda kv: -kv[1]):
@@ -354,6 +356,9 @@ def default_config() -> None:
       radeid default-config > my-config.toml
     """
     sys.stdout.write(bundled_data_path("config.toml").read_text(encoding="utf-8"))
+
+
+register_evaluate(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ and other tools (Presidio) are compared on the same units.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -35,3 +35,56 @@ def covered_tokens(tokens: Sequence[tuple[int, int]], spans: Sequence[tuple[int,
             k += 1
         flags.append(hit)
     return flags
+
+
+#: A tokenizer gives the `(start, end)` character offsets of the units that token-level scores count.
+Tokenizer = Callable[[str], Sequence[tuple[int, int]]]
+
+_NON_SPACE = re.compile(r"\S+")
+
+
+def whitespace_tokens(text: str) -> list[tuple[int, int]]:
+    """`(start, end)` of every whitespace-separated chunk: coarser units, closer to "words" as people count them."""
+    return [m.span() for m in _NON_SPACE.finditer(text)]
+
+
+def hf_tokenizer(name: str) -> Tokenizer:
+    """Score on a Hugging Face model's own word pieces, so token figures match what the model sees.
+
+    Needs `transformers` (the `radeid[train]` extra) and a fast tokenizer (offset mappings).
+    Special tokens are left out and leading/trailing whitespace is trimmed off each piece.
+    """
+    try:
+        from transformers import AutoTokenizer  # type: ignore[import-not-found]
+    except ImportError as exc:  # pragma: no cover - depends on the extra
+        raise ValueError("a Hugging Face tokenizer needs `transformers` (pip install 'radeid[train]')") from exc
+    tok = AutoTokenizer.from_pretrained(name)
+    if not getattr(tok, "is_fast", False):  # pragma: no cover - depends on the model
+        raise ValueError(f"tokenizer {name!r} is not a fast tokenizer; offsets are needed for evaluation")
+
+    def tokenize(text: str) -> list[tuple[int, int]]:
+        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        pieces: list[tuple[int, int]] = []
+        for start, end in enc["offset_mapping"]:
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if end > start and (not pieces or (start, end) != pieces[-1]):
+                pieces.append((start, end))
+        return pieces
+
+    return tokenize
+
+
+def get_tokenizer(spec: str | Tokenizer | None = None) -> Tokenizer:
+    """`"words"` (default: `word_tokens`), `"whitespace"`, `"hf:NAME_OR_PATH"`, or a callable as is."""
+    if spec is None or spec == "words":
+        return word_tokens
+    if callable(spec):
+        return spec
+    if spec == "whitespace":
+        return whitespace_tokens
+    if spec.startswith("hf:") and len(spec) > 3:
+        return hf_tokenizer(spec[3:])
+    raise ValueError(f"unknown tokenizer {spec!r}; use 'words', 'whitespace' or 'hf:MODEL_NAME_OR_PATH'")
