@@ -8,18 +8,20 @@ every other document is written. Warnings (an empty document, say) never stop a 
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Literal
 
-from radeid.document import Document
+from radeid.document import Document, Result
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
 from radeid.pipeline import Deidentifier
+from radeid.vault import VaultRow, VaultWriter, reidentify_text
 
 OnError = Literal["fail", "skip"]
 
@@ -96,21 +98,31 @@ def deidentify_path(
     output_format: InputFormat | None = None,
     options: ReadOptions | None = None,
     audit_path: Path | None = None,
+    vault_path: Path | None = None,
+    vault_key: bytes | None = None,
     on_error: OnError = "fail",
     on_batch: Callable[[int], None] | None = None,
 ) -> RunSummary:
-    """De-identify everything under `input_path` into `output_path` (+ the audit JSONL)."""
+    """De-identify everything under `input_path` into `output_path` (+ audit JSONL, + optional vault).
+
+    Output, audit and vault are all written atomically: either all three land or none does.
+    """
     options = options or ReadOptions()
     summary = RunSummary()
     docs = _documents(input_path, input_format, options, on_error, summary)
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
-    with open_writer(output_path, out_fmt, options, input_path=input_path) as writer, AuditWriter(
-        audit_path or default_audit_path(output_path)
-    ) as audit:
+    if vault_path is not None and vault_key is None:
+        raise ValueError("a vault needs a key")
+    with contextlib.ExitStack() as stack:
+        writer = stack.enter_context(open_writer(output_path, out_fmt, options, input_path=input_path))
+        audit = stack.enter_context(AuditWriter(audit_path or default_audit_path(output_path)))
+        vault = stack.enter_context(VaultWriter(vault_path, vault_key)) if vault_path and vault_key else None
         for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
             for result in deidentifier.deidentify(batch):
                 writer.write(result)
                 audit.write(result)
+                if vault is not None:
+                    vault.add(result)
                 summary.documents += 1
                 summary.spans += len(result.replacements)
                 summary.by_category.update(r.span.category.value for r in result.replacements)
@@ -145,4 +157,35 @@ def detect_path(
                 on_batch(len(batch))
 
     write_spans_jsonl(output_path, detected())
+    return summary
+
+
+def reidentify_path(
+    vault_rows: Mapping[str, Sequence[VaultRow]],
+    input_path: Path,
+    output_path: Path,
+    *,
+    input_format: InputFormat | None = None,
+    options: ReadOptions | None = None,
+    on_batch: Callable[[int], None] | None = None,
+) -> RunSummary:
+    """Restore originals: each de-identified document plus its vault rows gives the original text.
+
+    Any bad record or a document whose text no longer matches its vault rows stops the run, and
+    nothing is written: a partial re-identification is never mistaken for a complete one.
+    """
+    options = options or ReadOptions()
+    summary = RunSummary()
+    docs = _documents(input_path, input_format, options, "fail", summary)
+    out_fmt = choose_output_format(input_path, output_path, input_format, None)
+    with open_writer(output_path, out_fmt, options, input_path=input_path) as writer:
+        for batch in _batches(docs, 256):
+            for doc in batch:
+                rows = vault_rows.get(doc.id, ())
+                original = reidentify_text(doc.text, rows)
+                writer.write(Result(document=doc, text=original, replacements=()))
+                summary.documents += 1
+                summary.spans += len(rows)
+            if on_batch:
+                on_batch(len(batch))
     return summary

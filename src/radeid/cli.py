@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -20,12 +21,15 @@ from rich.progress import (
 from rich.table import Table
 
 from radeid import __version__
-from radeid.batch import RunAborted, RunSummary, default_audit_path, deidentify_path, detect_path
+from radeid.batch import RunAborted, RunSummary, default_audit_path, deidentify_path, detect_path, reidentify_path
 from radeid.config import Config, ConfigError
 from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import InputFormat, ReadOptions
+from radeid.keys import ENV_VAR, resolve_key
 from radeid.pipeline import Deidentifier
+from radeid.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.vault import VaultError, WrongKeyError, read_vault
 from radeid.wordlists import bundled_data_path
 
 app = typer.Typer(
@@ -42,16 +46,27 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 
-EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE, EXIT_WRONG_KEY = 0, 1, 2, 3
 
 
 class Mode(str, Enum):
     """How detected PHI is replaced."""
 
+    surrogate = "surrogate"
     mask = "mask"
     tag = "tag"
     numbered = "numbered"
     fixed = "fixed"
+
+
+class Scope(str, Enum):
+    patient = "patient"
+    corpus = "corpus"
+
+
+class AgeMode(str, Enum):
+    keep_over = "keep_over"
+    aggregate = "aggregate"
 
 
 class OnErrorChoice(str, Enum):
@@ -79,9 +94,7 @@ FormatOpt = Annotated[
     InputFormat | None,
     typer.Option("--format", "-f", help="Input format; guessed from the suffix or folder content when left out."),
 ]
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", "-c", help="TOML file merged over the bundled defaults.")
-]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML file merged over the bundled defaults.")]
 HospitalOpt = Annotated[
     list[Path] | None, typer.Option("--hospital-list", help="Extra hospital names, one per line (repeatable).")
 ]
@@ -107,9 +120,7 @@ OnErrorOpt = Annotated[
     typer.Option("--on-error", help="fail: stop at the first bad record, write nothing; skip: leave it out, go on."),
 ]
 BatchOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Documents per detection batch.")]
-AgeOpt = Annotated[
-    int | None, typer.Option("--age-threshold", min=0, help="Ages above this are PHI (default 89).")
-]
+AgeOpt = Annotated[int | None, typer.Option("--age-threshold", min=0, help="Ages above this are PHI (default 89).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary table.")]
 
 
@@ -227,7 +238,43 @@ def deid(
         Path, typer.Argument(metavar="INPUT", help="A file (.jsonl/.csv/.parquet/.txt/.xml) or a folder.")
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Output file, or folder for folder formats.")],
-    mode: Annotated[Mode, typer.Option("--mode", "-m", help="How PHI is replaced.")] = Mode.mask,
+    mode: Annotated[
+        Mode, typer.Option("--mode", "-m", help="surrogate (realistic fakes), mask, tag, numbered or fixed.")
+    ] = Mode.surrogate,
+    key_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--key-file",
+            help="Secret key for surrogates and the vault (else $RADEID_KEY, else radeid.key beside the output).",
+        ),
+    ] = None,
+    scope: Annotated[
+        Scope, typer.Option("--scope", help="patient: fakes consistent per patient; corpus: across the corpus.")
+    ] = Scope.patient,
+    date_shift: Annotated[
+        str, typer.Option("--date-shift", help="patient (one keyed shift per patient), none, or fixed:N days.")
+    ] = "patient",
+    max_shift_days: Annotated[
+        int, typer.Option("--max-shift-days", min=1, help="Largest date shift in days, either way.")
+    ] = 365,
+    day_first: Annotated[bool, typer.Option("--day-first", help="Read 03/04/2019 as 3 April.")] = False,
+    length_preserving: Annotated[
+        bool, typer.Option("--length-preserving", help="Pad or trim surrogates to the original's length.")
+    ] = False,
+    age_mode: Annotated[
+        AgeMode, typer.Option("--age-mode", help="keep_over: ages stay over 89; aggregate: write '90+'.")
+    ] = AgeMode.keep_over,
+    typos: Annotated[
+        float, typer.Option("--typos", min=0.0, max=1.0, help="Rate of typos in surrogates (augmentation).")
+    ] = 0.0,
+    locale: Annotated[str, typer.Option("--locale", help="Faker locale for names and places.")] = "en_US",
+    keep_state: Annotated[
+        bool, typer.Option("--keep-state", help="Keep US state names; fake ZIPs stay inside the state.")
+    ] = False,
+    vault: Annotated[
+        Path | None,
+        typer.Option("--vault", help="Write an encrypted re-identification vault (Parquet) here."),
+    ] = None,
     mask_char: Annotated[str | None, typer.Option("--mask-char", help="Character for mask/fixed modes.")] = None,
     mask_length: Annotated[int | None, typer.Option("--mask-length", min=1, help="Length in fixed mode.")] = None,
     input_format: FormatOpt = None,
@@ -260,6 +307,8 @@ def deid(
 
       radeid deid examples/ -o out/
 
+      radeid deid reports.jsonl -o deid.jsonl --key-file site.key --vault vault.parquet
+
       radeid deid reports.jsonl -o deid.jsonl --mode tag --deny-list staff.tsv
 
       radeid deid notes.csv -o deid.csv --id-col note_id --text-col body --on-error skip
@@ -267,14 +316,36 @@ def deid(
     _check_input(input_path)
     try:
         overrides = _overrides(hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold)
-        mask: dict[str, Any] = {"mode": mode.value}
+        mask: dict[str, Any] = {"mode": mode.value} if mode is not Mode.surrogate else {}
         if mask_char is not None:
             mask["char"] = mask_char
         if mask_length is not None:
             mask["fixed_length"] = mask_length
         overrides["mask"] = mask
         cfg = _load_config(config, overrides)
-        deidentifier = Deidentifier(cfg)
+        key = None
+        if mode is Mode.surrogate or vault is not None:
+            key, note = resolve_key(key_file, output.resolve().parent)
+            if note:
+                err.print(note, highlight=False)
+        replacer = None
+        if mode is Mode.surrogate:
+            assert key is not None
+            replacer = SurrogateReplacer(
+                key,
+                SurrogateOptions(
+                    scope=scope.value,
+                    date_shift=date_shift,
+                    max_shift_days=max_shift_days,
+                    length_preserving=length_preserving,
+                    typo_rate=typos,
+                    locale=locale,
+                    age_mode=age_mode.value,
+                    day_first=day_first,
+                    keep_state=keep_state,
+                ),
+            )
+        deidentifier = Deidentifier(cfg, replacer=replacer)
         options = ReadOptions(
             id_col=id_col, text_col=text_col, patient_col=patient_col, keep_columns=tuple(keep_column or ())
         )
@@ -289,6 +360,8 @@ def deid(
             output_format=output_format,
             options=options,
             audit_path=audit,
+            vault_path=vault,
+            vault_key=key,
             on_error=on_error.value,
             on_batch=on_batch,
         ),
@@ -296,8 +369,16 @@ def deid(
         "de-identifying",
     )
     _report(summary, quiet, "de-identified")
+    stats = getattr(deidentifier.replacer, "stats", None)
+    if stats and stats.get("date_unparseable"):
+        err.print(
+            f"[yellow]warning[/]: {stats['date_unparseable']} date(s) could not be parsed and got a same-shape "
+            "random stand-in instead of a shifted date"
+        )
     if not quiet:
         err.print(f"output: {output}\naudit:  {audit or default_audit_path(output)}")
+        if vault is not None:
+            err.print(f"vault:  {vault}")
 
 
 @app.command()
@@ -345,6 +426,50 @@ def detect(
         "detecting",
     )
     _report(summary, quiet, "detected")
+
+
+@app.command()
+def reidentify(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="De-identified output of `radeid deid`.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where the restored originals go.")],
+    vault: Annotated[Path, typer.Option("--vault", help="The vault written by `radeid deid --vault`.")],
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="The key used for the run (else $RADEID_KEY).")
+    ] = None,
+    input_format: FormatOpt = None,
+    id_col: IdColOpt = "id",
+    text_col: TextColOpt = "text",
+    quiet: QuietOpt = False,
+) -> None:
+    """Restore the original text of de-identified documents from an encrypted vault.
+
+    A wrong key fails before anything is written. Example:
+
+      radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
+    """
+    _check_input(input_path)
+    if key_file is None and not os.environ.get(ENV_VAR):
+        raise _fail(f"reidentify needs the run's key: pass --key-file or set {ENV_VAR}", EXIT_USAGE)
+    try:
+        key, note = resolve_key(key_file, output.resolve().parent)
+        if note:
+            err.print(note, highlight=False)
+        rows = read_vault(vault, key)
+        options = ReadOptions(id_col=id_col, text_col=text_col)
+    except WrongKeyError as exc:
+        raise _fail(str(exc), EXIT_WRONG_KEY) from None
+    except (VaultError, RadeidIOError, OSError, ValueError) as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+
+    def job(on_batch: Any) -> RunSummary:
+        return reidentify_path(rows, input_path, output, input_format=input_format, options=options, on_batch=on_batch)
+
+    try:
+        summary = _run(job, quiet, "re-identifying")
+    except VaultError as exc:
+        raise _fail(str(exc), EXIT_INPUT_ERROR) from None
+    if not quiet:
+        err.print(f"restored {summary.documents} documents ({summary.spans} values) into {output}")
 
 
 @app.command("default-config")

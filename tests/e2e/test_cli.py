@@ -48,7 +48,7 @@ def test_quick_start_deidentifies_every_example(tmp_path: Path) -> None:
 
 def test_jsonl_mask_and_tag_modes(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
-    code, output = invoke("deid", src, "-o", tmp_path / "masked.jsonl", "-q")
+    code, output = invoke("deid", src, "-o", tmp_path / "masked.jsonl", "--mode", "mask", "-q")
     assert code == 0, output
     masked = [json.loads(line) for line in (tmp_path / "masked.jsonl").read_text().splitlines()]
     assert [r["id"] for r in masked] == ["r1", "r2", "r3"]
@@ -150,3 +150,48 @@ def test_help_documents_commands() -> None:
     assert code == 0
     for command in ("deid", "detect", "default-config"):
         assert command in output
+
+
+def test_surrogate_default_with_vault_round_trip(tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+    key = tmp_path / "site.key"
+    key.write_text("ab" * 32 + "\n", encoding="ascii")
+    key.chmod(0o600)
+    out, vault = tmp_path / "deid.jsonl", tmp_path / "vault.parquet"
+    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", vault, "-q")
+    assert code == 0, output
+    deid = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in deid] == ["r1", "r2", "r3"]
+    for secret in ("4455667", "Alan Grant", "03/04/2019", "201-3344", "agrant@jurassic-health.org"):
+        assert secret not in deid[0]["text"] + deid[2]["text"]
+    assert deid[1]["text"] == REPORTS[1]["text"]
+    assert "Dr. " in deid[0]["text"] and "MRN: " in deid[0]["text"]  # surrounding text kept
+
+    # the same key gives the same surrogates on a second run
+    again = tmp_path / "again.jsonl"
+    assert invoke("deid", src, "-o", again, "--key-file", key, "-q")[0] == 0
+    assert again.read_text() == out.read_text()
+
+    restored = tmp_path / "restored.jsonl"
+    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", restored, "-q")
+    assert code == 0, output
+    assert [json.loads(line) for line in restored.read_text().splitlines()] == [
+        {"id": r["id"], "text": r["text"]} for r in REPORTS
+    ]
+
+    wrong = tmp_path / "wrong.key"
+    wrong.write_text("cd" * 32 + "\n", encoding="ascii")
+    wrong.chmod(0o600)
+    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", wrong, "-o", tmp_path / "no.jsonl")
+    assert code == 3
+    assert not (tmp_path / "no.jsonl").exists()
+
+
+def test_without_a_key_one_is_generated_beside_the_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RADEID_KEY", raising=False)
+    src = write_jsonl(tmp_path / "in.jsonl", REPORTS[:1])
+    code, output = invoke("deid", src, "-o", tmp_path / "o" / "deid.jsonl", "-q")
+    assert code == 0, output
+    key = tmp_path / "o" / "radeid.key"
+    assert key.exists() and (key.stat().st_mode & 0o777) == 0o600
+    assert key.read_text().strip() not in output  # the key itself is never printed

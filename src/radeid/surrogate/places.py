@@ -1,0 +1,399 @@
+"""Hospitals, locations and vendors: lexicon-driven surrogates of the same kind and form.
+
+A "... Medical Center" becomes another (invented) medical center, a street address another
+street address with the same house-number length and street type, "Boston, MA 02114" another
+city, state and ZIP; an acronym stays an acronym of the same length (and when the document also
+spells the facility out, the acronym becomes the initials of that facility's surrogate).
+Pools are built once per locale; choices are keyed per scope like everything else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import import_module
+
+from radeid.document import Span
+from radeid.surrogate.base import SurrogateContext
+from radeid.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
+from radeid.surrogate.names import name_pools
+from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class PlacePools:
+    """Lists for facility, address and vendor surrogates (built once per locale)."""
+
+    cities: tuple[str, ...]
+    states: tuple[tuple[str, str], ...]  # (name, abbreviation)
+    state_by_key: Mapping[str, tuple[str, str]]  # folded name or abbreviation -> pair
+    zip_ranges: Mapping[str, tuple[int, int]]
+    countries: tuple[str, ...]
+    country_keys: frozenset[str]
+    street_suffixes: frozenset[str]
+    street_words: tuple[str, ...]
+    patterns: Mapping[str, tuple[str, ...]]  # facility type -> patterns
+    fillers: Mapping[str, tuple[str, ...]]  # region / specialty -> words
+    vendor_names: tuple[str, ...]
+    vendor_generic: frozenset[str]
+
+
+def _address_provider(locale: str) -> object:
+    try:
+        return import_module(f"faker.providers.address.{locale}").Provider
+    except (ImportError, AttributeError):
+        return import_module("faker.providers.address.en_US").Provider
+
+
+@lru_cache(maxsize=8)
+def place_pools(locale: str = "en_US") -> PlacePools:
+    """Build the pools: Faker cities (generated once from a fixed seed), US states, countries,
+    and the bundled pattern / vendor lists."""
+    from faker import Faker  # imported here: only place surrogates need a Faker instance
+
+    try:
+        fake = Faker(locale)
+    except AttributeError:
+        fake = Faker("en_US")
+    fake.seed_instance(0)
+    cities = sorted({fake.city() for _ in range(800)})
+    us = import_module("faker.providers.address.en_US").Provider
+    abbrs = [a for a in us.states_abbr if a != "DC"]
+    states = list(zip(us.states, abbrs, strict=True)) + [("District of Columbia", "DC")]
+    state_by_key: dict[str, tuple[str, str]] = {}
+    for name, abbr in states:
+        state_by_key[fold(name)] = (name, abbr)
+        state_by_key[fold(abbr)] = (name, abbr)
+    local = _address_provider(locale)
+    countries = tuple(getattr(local, "countries", ()) or us.countries)
+    country_keys = frozenset(fold(c) for c in countries) | {
+        "usa", "us", "u.s.", "u.s.a.", "united states", "united states of america", "uk", "u.k."
+    }  # fmt: skip
+    suffixes = {fold(s) for s in us.street_suffixes}
+    suffixes |= set(
+        "st st. ave ave. av rd rd. blvd blvd. dr dr. ln ln. ct ct. pl pl. pkwy hwy ter cir way sq trl pike".split()
+    )
+    patterns: dict[str, list[str]] = {}
+    for pattern, kind in iter_word_list(bundled_data_path("surrogates", "hospital_patterns.tsv")):
+        patterns.setdefault(kind or "hospital", []).append(pattern)
+    fillers: dict[str, list[str]] = {}
+    for word, slot in iter_word_list(bundled_data_path("surrogates", "hospital_fillers.tsv")):
+        fillers.setdefault(slot or "region", []).append(word)
+    return PlacePools(
+        cities=tuple(c for c in cities if c),
+        states=tuple(states),
+        state_by_key=state_by_key,
+        zip_ranges=dict(us.states_postcode),
+        countries=countries,
+        country_keys=country_keys,
+        street_suffixes=frozenset(suffixes),
+        street_words=tuple(read_word_list(bundled_data_path("surrogates", "street_words.txt"))),
+        patterns={k: tuple(v) for k, v in patterns.items()},
+        fillers={k: tuple(v) for k, v in fillers.items()},
+        vendor_names=tuple(read_word_list(bundled_data_path("surrogates", "vendor_names.txt"))),
+        vendor_generic=frozenset(
+            fold(w) for w in read_word_list(bundled_data_path("surrogates", "vendor_generic.txt"))
+        ),
+    )
+
+
+def _whole_case(original: str, new: str) -> str:
+    """Upper or lower case the whole surrogate when the whole original was."""
+    letters = [c for c in original if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return new.upper()
+    if letters and all(c.islower() for c in letters):
+        return new.lower()
+    return new
+
+
+def _acronym(text: str, stream: KeyStream) -> str:
+    """Random capitals in place of the letters; never the original acronym itself."""
+    for _ in range(8):
+        new = "".join(LETTERS[stream.below(26)] if c.isalpha() else c for c in text)
+        if new != text:
+            break
+    return new
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z&]{1,7}")
+_STOP = frozenset({"of", "the", "and", "&", "for", "at", "in"})
+
+
+def initials(name: str) -> str:
+    """ "Massachusetts General Hospital" -> "MGH" (small words skipped)."""
+    return "".join(w[0].upper() for w in re.findall(r"[^\W\d_][\w'’]*", name) if w.casefold() not in _STOP)
+
+
+# --- hospitals -----------------------------------------------------------------------------------
+
+_FACILITY_TYPES = (
+    ("children", re.compile(r"\bchildren", re.I)),
+    ("university", re.compile(r"\buniversity\b", re.I)),
+    ("imaging", re.compile(r"\b(imaging|radiology|mri|diagnostic)", re.I)),
+    ("clinic", re.compile(r"\bclinic", re.I)),
+    ("medical_center", re.compile(r"\b(medical|med\.?)\s+(center|centre|ctr)\b", re.I)),
+    ("institute", re.compile(r"\binstitute\b", re.I)),
+    ("health_system", re.compile(r"\bhealth(care)?\b", re.I)),
+    ("hospital", re.compile(r"\b(hospital|hosp)\b", re.I)),
+    ("department", re.compile(r"\b(department|dept)\b", re.I)),
+    ("center", re.compile(r"\b(center|centre)\b", re.I)),
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def _facility_kind(name: str) -> tuple[str, str]:
+    """(pattern type, initials) of a facility name; cached, facility names repeat."""
+    return next((k for k, rx in _FACILITY_TYPES if rx.search(name)), "hospital"), initials(name)
+
+
+@dataclass(frozen=True, slots=True)
+class _Facility:
+    original: str
+    norm: str
+    kind: str  # a pattern type, or "acronym"
+
+
+class HospitalGenerator:
+    """Facilities, departments and organisations."""
+
+    realism_check = True
+
+    def __init__(self, locale: str) -> None:
+        self.pools = place_pools(locale)
+        self.names = name_pools(locale)
+
+    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> _Facility:
+        stripped = original.strip()
+        if _ACRONYM.fullmatch(stripped):
+            ctx.memory.acronyms.add(stripped)
+            return _Facility(original, fold(original), "acronym")
+        kind, key = _facility_kind(original)
+        parsed = _Facility(original, fold(original), kind)
+        if len(key) >= 2:
+            ctx.memory.hospitals.setdefault(key, parsed)
+        return parsed
+
+    def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
+        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
+        if parsed.kind == "acronym":
+            full = ctx.memory.hospitals.get(parsed.original.strip())
+            if full is not None and not attempt:
+                key = initials(self.generate(full, ctx, 0))
+                if len(key) == len(parsed.original.strip()) and key != parsed.original.strip():
+                    return parsed.original.replace(parsed.original.strip(), key)
+            return _acronym(parsed.original, stream)
+        patterns = self.pools.patterns.get(parsed.kind) or self.pools.patterns["hospital"]
+        new = self._fill(stream.choice(patterns), stream)
+        key = initials(parsed.original)
+        if key in ctx.memory.acronyms:  # the document abbreviates it: keep an abbreviable fake
+            for _ in range(16):
+                if len(initials(new)) == len(key) and initials(new) != key:
+                    break
+                new = self._fill(stream.choice(patterns), stream)
+        return _whole_case(parsed.original, new)
+
+    def _fill(self, pattern: str, stream: KeyStream) -> str:
+        def slot(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name == "city":
+                return stream.choice(self.pools.cities)
+            if name == "surname":
+                return stream.choice(self.names.surnames)
+            if name == "given":
+                return stream.choice(self.names.given["F" if stream.below(2) else "M"])
+            if name == "state":
+                return stream.choice(self.pools.states)[0]
+            return stream.choice(self.pools.fillers.get(name, ("Central",)))
+
+        return re.sub(r"\{(\w+)\}", slot, pattern)
+
+
+# --- locations -----------------------------------------------------------------------------------
+
+_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+_STATE_ZIP = re.compile(r"(?P<state>[A-Za-z][A-Za-z .]*?)\s+(?P<zip>\d{5}(?:-\d{4})?)")
+_UNIT = re.compile(r"(?:apt|apartment|suite|ste|unit|room|rm|floor|fl|bldg|building|#)\b\.?\s*#?\s*[\w\-]+", re.I)
+_PO_BOX = re.compile(r"p\.?\s*o\.?\s*box\s+\d+", re.I)
+_STREET = re.compile(r"\d+[A-Za-z]?\s+\S")
+_DIRECTIONS = frozenset(
+    "n s e w ne nw se sw n. s. e. w. north south east west northeast northwest southeast southwest".split()
+)
+_SEGMENT = re.compile(r"[^,\n;]+|[,\n;]+")
+
+
+class LocationGenerator:
+    """Streets, cities, states, ZIP codes, countries, alone or as a comma-separated address."""
+
+    realism_check = True
+
+    def __init__(self, locale: str) -> None:
+        self.pools = place_pools(locale)
+        self.names = name_pools(locale)
+
+    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, str]:
+        subtype = (span.subtype or "").upper()
+        if ctx.options.keep_state:
+            for seg in re.split(r"[,\n;]", original):
+                st = self._state(seg.strip())
+                if st:
+                    ctx.memory.states.append(st[1])
+                m = _STATE_ZIP.fullmatch(seg.strip())
+                if m and self._state(m.group("state")):
+                    ctx.memory.states.append(self._state(m.group("state"))[1])  # type: ignore[index]
+        return original, subtype
+
+    def _state(self, text: str) -> tuple[str, str] | None:
+        key = fold(text).rstrip(".")
+        pair = self.pools.state_by_key.get(key)
+        if pair and len(text) == 2 and not text.isupper():
+            return None  # "me", "in", "or" are words, not states
+        return pair
+
+    def generate(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int) -> str:
+        original, subtype = parsed
+        stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
+        if subtype in ("CITY", "TOWN"):
+            return self._segment(original, stream, ctx, force="city")
+        out = []
+        for m in _SEGMENT.finditer(original):
+            piece = m.group()
+            if not piece.strip() or piece[0] in ",\n;":
+                out.append(piece)
+                continue
+            lead = piece[: len(piece) - len(piece.lstrip())]
+            trail = piece[len(piece.rstrip()) :]
+            out.append(lead + self._segment(piece.strip(), stream, ctx) + trail)
+        return "".join(out)
+
+    def _zip(self, text: str, stream: KeyStream, ctx: SurrogateContext, state: str | None) -> str:
+        five = text[:5]
+        if ctx.options.keep_state:
+            abbr = state or (ctx.memory.states[0] if ctx.memory.states else "")
+            if abbr in self.pools.zip_ranges:
+                low, high = self.pools.zip_ranges[abbr]
+                five = f"{stream.between(low, high):05d}"
+                return five + shape_scramble(text[5:], stream)
+            return text[0] + shape_scramble(text[1:], stream)
+        return shape_scramble(text, stream) if five else text
+
+    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, force: str = "") -> str:
+        if not force:
+            if _ZIP.fullmatch(seg):
+                return self._zip(seg, stream, ctx, None)
+            m = _STATE_ZIP.fullmatch(seg)
+            if m and self._state(m.group("state")):
+                state = self._segment(m.group("state"), stream, ctx, force="state")
+                pair = self.pools.state_by_key.get(fold(state))
+                zip_new = self._zip(m.group("zip"), stream, ctx, pair[1] if pair else None)
+                return seg[: m.start("state")] + state + seg[m.end("state") : m.start("zip")] + zip_new
+            if self._state(seg):
+                force = "state"
+            elif _PO_BOX.fullmatch(seg) or _UNIT.fullmatch(seg):
+                return "".join(stream.digit() if c.isdigit() else c for c in seg)
+            elif _STREET.match(seg):
+                return self._street(seg, stream)
+            elif fold(seg) in self.pools.country_keys:
+                force = "country"
+            else:
+                words = seg.split()
+                force = "street" if len(words) > 1 and fold(words[-1]) in self.pools.street_suffixes else "city"
+        if force == "state":
+            name, abbr = self._state(seg) or ("", "")
+            if ctx.options.keep_state and name:
+                return seg
+            new_name, new_abbr = stream.choice(self.pools.states)
+            if (new_name, new_abbr) == (name, abbr):
+                new_name, new_abbr = self.pools.states[(self.pools.states.index((name, abbr)) + 1) % 51]
+            new = new_abbr if len(seg.rstrip(".")) == 2 else new_name
+            return _whole_case(seg, new)
+        if force == "country":
+            return _whole_case(seg, stream.choice(self.pools.countries))
+        if force == "street":
+            return self._street(seg, stream)
+        return _whole_case(seg, stream.choice(self.pools.cities))
+
+    def _street(self, seg: str, stream: KeyStream) -> str:
+        """House number (same digit count), keyed street words; type and direction kept."""
+        out = []
+        for m in re.finditer(r"\S+|\s+", seg):
+            tok = m.group()
+            low = fold(tok)
+            if tok.isspace() or low in _DIRECTIONS or low in self.pools.street_suffixes:
+                out.append(tok)
+            elif any(c.isdigit() for c in tok):
+                digits = shape_scramble(tok, stream)
+                if digits[:1] == "0" and tok[:1] != "0":
+                    digits = str(1 + stream.below(9)) + digits[1:]
+                out.append(digits)
+            else:
+                pool = self.pools.street_words if stream.below(2) else self.names.surnames
+                word = stream.choice(pool)
+                out.append(apply_case(word, case_style(tok)) + tok[len(tok.rstrip(".,")) :])
+        return "".join(out)
+
+
+# --- vendors -------------------------------------------------------------------------------------
+
+
+class VendorGenerator:
+    """Device, software and company names: brand words to invented brands, model numbers
+    digit for digit, acronyms to acronyms, generic words ("Healthcare", "CT") kept."""
+
+    realism_check = True
+
+    def __init__(self, locale: str) -> None:
+        self.pools = place_pools(locale)
+
+    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+        return original, self._tokens(original)
+
+    @lru_cache(maxsize=1 << 14)  # noqa: B019 - one generator per replacer, pure function of the text
+    def _tokens(self, original: str) -> tuple[tuple[str, str, str], ...]:
+        """(token, folded, kind) with kind keep / digits / acronym / brand; cached per text."""
+        out = []
+        for m in re.finditer(r"[^\W_]+|[\W_]+", original):
+            tok = m.group()
+            low = fold(tok)
+            if not tok[0].isalnum() or low in self.pools.vendor_generic:
+                kind = "keep"
+            elif any(c.isdigit() for c in tok):
+                kind = "digits"
+            elif tok.isupper() and len(tok) <= 5:
+                kind = "acronym"
+            else:
+                kind = "brand"
+            out.append((tok, low, kind))
+        return tuple(out)
+
+    def generate(
+        self, parsed: tuple[str, tuple[tuple[str, str, str], ...]], ctx: SurrogateContext, attempt: int
+    ) -> str:
+        original, tokens = parsed
+        extra = (str(attempt),) * bool(attempt)
+        out = []
+        changed = False
+        for tok, low, kind in tokens:
+            if kind == "keep":
+                out.append(tok)
+                continue
+            stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
+            changed = True
+            if kind == "digits":
+                new = shape_scramble(tok, stream)
+                out.append(new if new != tok else shape_scramble(tok, stream))
+            elif kind == "acronym":
+                out.append(_acronym(tok, stream))
+            else:
+                brand = stream.choice(self.pools.vendor_names)
+                if fold(brand) == low:
+                    brand = stream.choice(self.pools.vendor_names)
+                out.append(apply_case(brand, case_style(tok)))
+        if not changed:  # only generic words: name a brand anyway, so the span still changes
+            stream = ctx.keyed.stream(ctx.scope, "vendor", fold(original), *extra)
+            return _whole_case(original, stream.choice(self.pools.vendor_names))
+        return "".join(out)
