@@ -113,3 +113,12 @@ def test_bundled_allow_list_is_loaded() -> None:
     if not resolver.allow_terms:
         pytest.skip("bundled allow list not present yet")
     assert "parkinson" in resolver.allow_terms
+
+
+def test_allow_list_phrase_after_the_span_and_possessive() -> None:
+    resolver = Resolver(Config.load().resolver, allow_terms={"baker cyst", "ewing sarcoma", "crohn"})
+    text = "Baker cyst noted. Ewing  sarcoma. Crohn's colitis. Mr. Baker seen.\nBaker\ncyst"
+    spans = [Span(0, 5, P), Span(18, 23, P), Span(34, 41, P), Span(55, 60, P), Span(67, 72, P)]
+    assert [s.start for s in spans] == [text.find(w) for w in ("Baker", "Ewing", "Crohn's", "Baker seen", "Baker\n")]
+    # the eponyms go; the patient "Mr. Baker" and a "Baker" whose "cyst" is on the next line stay
+    assert texts(text, resolver.resolve(text, spans)) == [("Baker", P), ("Baker", P)]

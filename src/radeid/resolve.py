@@ -46,6 +46,11 @@ class Resolver:
     def __init__(self, config: ResolverConfig, allow_terms: Collection[str] | None = None) -> None:
         self.config = config
         self.allow_terms = frozenset(allow_terms) if allow_terms is not None else load_allow_list(config)
+        # Word prefixes of multi-word terms ("baker" of "baker cyst"): only spans equal to one of
+        # these need the look at the following words, which keeps the common case to one lookup.
+        self._allow_prefixes = frozenset(
+            " ".join(words[:n]) for words in (t.split() for t in self.allow_terms) for n in range(1, len(words))
+        )
         self.merge_categories = frozenset(config.merge_categories)
 
     def resolve(self, text: str, spans: Iterable[Span]) -> list[Span]:
@@ -69,6 +74,8 @@ class Resolver:
         term = normalize_term(text[span.start : span.end])
         if term in self.allow_terms or _strip_possessive(term) in self.allow_terms:
             return True
+        if term not in self._allow_prefixes:
+            return False
         following = _NEXT_WORDS.match(text, span.end)
         if following is None:
             return False
