@@ -412,3 +412,13 @@ def test_every_bundled_term_finds_itself(bundled: LexiconDetector) -> None:
         start = len("Seen at ")
         for entry, spans in zip(entries, bundled.detect(docs), strict=True):
             assert any(s.start <= start and s.end >= start + len(entry.term) for s in spans), entry.term
+
+
+def test_bundled_places_are_case_sensitive_locations() -> None:
+    detector = LexiconDetector.from_files()
+    text = "Moved from Indiana to Bangladesh in May; indiana ink stain. Chad Jordan seen."
+    spans = detector.detect([Document("p", text)])[0]
+    found = {(text[s.start : s.end], s.category, s.subtype) for s in spans}
+    assert ("Indiana", Category.LOCATION, "STATE") in found
+    assert ("Bangladesh", Category.LOCATION, "COUNTRY") in found
+    assert all(text[s.start : s.end] not in ("indiana", "Chad", "Jordan") for s in spans)

@@ -58,6 +58,7 @@ __all__ = [
 BUNDLED_LISTS: tuple[tuple[str, Category], ...] = (
     ("hospitals.txt", Category.HOSPITAL),
     ("vendors.txt", Category.VENDOR),
+    ("places.txt", Category.LOCATION),
 )
 
 DEFAULT_SCORE = 0.9
