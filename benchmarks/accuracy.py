@@ -47,7 +47,8 @@ def score_labelled(deid: Deidentifier, records: list[dict]) -> dict:
     for record, spans in zip(records, predicted, strict=True):
         tokens = word_tokens(record["text"])
         gold_spans = [s for s in record["spans"] if s["category"] not in IGNORED_GOLD]
-        ignored = covered_tokens(tokens, [(s["start"], s["end"]) for s in record["spans"] if s["category"] in IGNORED_GOLD])
+        ignored_spans = [(s["start"], s["end"]) for s in record["spans"] if s["category"] in IGNORED_GOLD]
+        ignored = covered_tokens(tokens, ignored_spans)
         pred = covered_tokens(tokens, [(s.start, s.end) for s in spans])
         gold = covered_tokens(tokens, [(s["start"], s["end"]) for s in gold_spans])
         for is_pred, is_gold, skip in zip(pred, gold, ignored, strict=True):

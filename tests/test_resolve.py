@@ -8,7 +8,7 @@ from radeid import Category, Span
 from radeid.config import Config
 from radeid.resolve import Resolver, extend_to_word_boundaries, merge_touching, source_priority
 
-D, P, H, I = Category.DATE, Category.PATIENT, Category.HCW, Category.ID
+D, P, H, ID_ = Category.DATE, Category.PATIENT, Category.HCW, Category.ID
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +22,9 @@ def texts(text: str, spans: list[Span]) -> list[tuple[str, Category]]:
 
 def test_overlap_takes_union_extent_and_best_category(resolver: Resolver) -> None:
     text = "SSN 123-45-6789 on file"
-    spans = [Span(4, 15, I, "SSN", source="rules/ssn"), Span(8, 15, D, source="transformer")]
+    spans = [Span(4, 15, ID_, "SSN", source="rules/ssn"), Span(8, 15, D, source="transformer")]
     out = resolver.resolve(text, spans)
-    assert texts(text, out) == [("123-45-6789", I)]
+    assert texts(text, out) == [("123-45-6789", ID_)]
     assert out[0].subtype == "SSN" and out[0].source == "rules/ssn"
 
 
@@ -33,10 +33,10 @@ def test_source_priority_beats_category_priority() -> None:
     resolver = Resolver(config.resolver, allow_terms=set())
     text = "Acc 20190304 done"
     # the model says DATE (category priority 7), a rule says ID (9): rule source wins either way
-    out = resolver.resolve(text, [Span(4, 12, D, source="transformer"), Span(4, 12, I, source="rules/acc")])
-    assert out[0].category is I
+    out = resolver.resolve(text, [Span(4, 12, D, source="transformer"), Span(4, 12, ID_, source="rules/acc")])
+    assert out[0].category is ID_
     # a deny-list span beats everything
-    out = resolver.resolve(text, [Span(4, 12, D, source="lexicon/deny"), Span(4, 12, I, source="rules/acc")])
+    out = resolver.resolve(text, [Span(4, 12, D, source="lexicon/deny"), Span(4, 12, ID_, source="rules/acc")])
     assert out[0].category is D
 
 
