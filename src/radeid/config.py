@@ -17,6 +17,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MASK_MODES = ("tag", "numbered", "mask", "fixed")
+TRANSFORMER_BACKENDS = ("auto", "onnx", "torch")
+LABEL_SCHEMES = ("auto", "bio", "io")
 
 
 class ConfigError(ValueError):
@@ -63,6 +65,22 @@ class MaskConfig:
 
 
 @dataclass(frozen=True)
+class TransformerConfig:
+    """The `transformer` detector; `model` empty means none is configured."""
+
+    model: str = ""
+    backend: str = "auto"
+    device: str = "cpu"
+    label_map: str = ""
+    scheme: str = "auto"
+    threshold: float = 0.5
+    batch_size: int = 16
+    max_length: int = 0
+    stride: int = 128
+    threads: int = 0
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole pipeline configuration; build it with `Config.load`."""
 
@@ -71,6 +89,7 @@ class Config:
     lexicon: LexiconConfig = field(default_factory=LexiconConfig)
     resolver: ResolverConfig = field(default_factory=ResolverConfig)
     mask: MaskConfig = field(default_factory=MaskConfig)
+    transformer: TransformerConfig = field(default_factory=TransformerConfig)
 
     @classmethod
     def load(cls, path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
@@ -91,6 +110,7 @@ class Config:
             "lexicon": _section(LexiconConfig, data.get("lexicon", {}), "lexicon"),
             "resolver": _resolver(data.get("resolver", {})),
             "mask": _section(MaskConfig, data.get("mask", {}), "mask"),
+            "transformer": _section(TransformerConfig, data.get("transformer", {}), "transformer"),
         }
         config = cls(**sections)
         config.validate()
@@ -107,6 +127,21 @@ class Config:
             raise ConfigError("pipeline.batch_size must be at least 1")
         if self.rules.age_threshold < 0:
             raise ConfigError("rules.age_threshold must not be negative")
+        self._validate_transformer()
+
+    def _validate_transformer(self) -> None:
+        t = self.transformer
+        if t.backend not in TRANSFORMER_BACKENDS:
+            known = ", ".join(TRANSFORMER_BACKENDS)
+            raise ConfigError(f"transformer.backend must be one of {known}, not {t.backend!r}")
+        if t.scheme not in LABEL_SCHEMES:
+            raise ConfigError(f"transformer.scheme must be one of {', '.join(LABEL_SCHEMES)}, not {t.scheme!r}")
+        if not 0.0 < float(t.threshold) <= 1.0:
+            raise ConfigError("transformer.threshold must be in (0, 1]")
+        if t.batch_size < 1:
+            raise ConfigError("transformer.batch_size must be at least 1")
+        if t.max_length < 0 or t.stride < 0 or t.threads < 0:
+            raise ConfigError("transformer.max_length, stride and threads must not be negative")
 
 
 def read_toml(path: Path) -> dict[str, Any]:

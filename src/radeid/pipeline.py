@@ -15,7 +15,7 @@ from radeid.mask import MaskReplacer
 from radeid.replace import Replacer
 from radeid.resolve import Resolver
 
-DETECTOR_NAMES = ("rules", "lexicon")
+DETECTOR_NAMES = ("rules", "lexicon", "transformer")
 
 
 def build_detector(name: str, config: Config) -> Detector:
@@ -37,6 +37,10 @@ def build_detector(name: str, config: Config) -> Detector:
             deny_lists=config.lexicon.deny_lists,
             include_bundled=config.lexicon.include_bundled,
         )
+    if name == "transformer":
+        from radeid.detect.transformer import TransformerDetector
+
+        return TransformerDetector.from_config(config.transformer)
     raise ConfigError(f"unknown detector {name!r} in pipeline.detectors; known: {', '.join(DETECTOR_NAMES)}")
 
 

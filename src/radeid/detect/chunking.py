@@ -135,10 +135,16 @@ def edge_distance(window: Window, n_tokens: int) -> np.ndarray:
     return np.minimum(left, right)
 
 
-def merge_window_scores(windows: Sequence[Window], scores: Sequence[np.ndarray], n_tokens: int) -> np.ndarray:
-    """One row per token: from the window where the token is farthest from an edge (first on ties)."""
+def merge_window_scores(
+    windows: Sequence[Window], scores: Sequence[np.ndarray], n_tokens: int, width: int = 0
+) -> np.ndarray:
+    """One row per token: from the window where the token is farthest from an edge (first on ties).
+
+    `width` (the number of columns) is needed only when there are no windows (an empty document).
+    """
     if not windows:
-        width = scores[0].shape[1] if scores else 0
+        if n_tokens:
+            raise ValueError("windows do not cover every token")
         return np.zeros((0, width), dtype=np.float32)
     width = scores[0].shape[1]
     merged = np.zeros((n_tokens, width), dtype=scores[0].dtype)
@@ -168,10 +174,11 @@ def score_documents(
     flat_scores = scorer.score_windows(flat) if flat else []
     if len(flat_scores) != len(flat):
         raise ValueError(f"scorer returned {len(flat_scores)} results for {len(flat)} windows")
+    width = flat_scores[0].shape[1] if flat_scores else 0
     merged: list[np.ndarray] = []
     cursor = 0
     for ids, plan in zip(token_ids, plans, strict=True):
         parts = flat_scores[cursor : cursor + len(plan)]
         cursor += len(plan)
-        merged.append(merge_window_scores(plan, parts, len(ids)))
+        merged.append(merge_window_scores(plan, parts, len(ids), width))
     return merged

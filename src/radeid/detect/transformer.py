@@ -39,7 +39,7 @@ import numpy as np
 
 from radeid.categories import Category, split_label
 from radeid.config import ConfigError, TransformerConfig
-from radeid.detect.chunking import Window, boundary_strengths, plan_windows, score_documents
+from radeid.detect.chunking import Window, WindowScorer, boundary_strengths, plan_windows, score_documents
 from radeid.document import Document, Span
 from radeid.labelmaps import IGNORE, load_label_map
 from radeid.resolve import extend_to_word_boundaries
@@ -152,6 +152,8 @@ class LabelDecoder:
         if not keys:
             raise ModelLoadError("none of the model's labels is a PHI category")
         self.keys = tuple(keys)
+        #: Per label: its `(category, subtype)`, or `None` for "not PHI".
+        self.targets = tuple(None if key is None else keys[key] for key in label_keys)
         n, k = len(self.labels), len(keys)
         self.outside = np.array([key is None for key in label_keys], dtype=bool)
         self.key_matrix = np.zeros((n, k), dtype=np.float32)
@@ -344,25 +346,48 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return shifted
 
 
+#: Upper bound on windows x length^2 per inference call. Attention matrices dominate memory (about
+#: 1.3 GiB for 16 windows of 512 pieces with MiniLM in ONNX Runtime), so long windows go in smaller
+#: batches: 4 windows of 512, 16 of 256. Speed barely changes; peak memory stays well under 1 GiB.
+ATTENTION_CELLS = 4 * 512 * 512
+
+
 class _BatchScorer:
     """Shared batching: windows sorted by length, padded per batch, answers in input order."""
 
-    def __init__(self, tokenizer: PieceTokenizer, batch_size: int) -> None:
+    def __init__(self, tokenizer: PieceTokenizer, batch_size: int, attention_cells: int = ATTENTION_CELLS) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.tokenizer = tokenizer
         self.batch_size = batch_size
+        self.attention_cells = attention_cells
+
+    def batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Window indices grouped into batches: sorted by length (little padding), within both limits."""
+        order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+        extra = self.tokenizer.n_special
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:
+            width = lengths[i] + extra  # the longest so far, since the order is ascending
+            if current and (
+                len(current) >= self.batch_size or (len(current) + 1) * width * width > self.attention_cells
+            ):
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches
 
     def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def logits_windows(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
         """Raw logits per window, special-token positions removed: shape `(len(window), n_labels)`."""
-        order = sorted(range(len(windows)), key=lambda i: len(windows[i]))
         out: list[np.ndarray | None] = [None] * len(windows)
         head = len(self.tokenizer.prefix)
-        for b in range(0, len(order), self.batch_size):
-            batch = order[b : b + self.batch_size]
+        for batch in self.batches([len(w) for w in windows]):
             rows = [self.tokenizer.wrap(windows[i]) for i in batch]
             width = max(len(r) for r in rows)
             input_ids = np.full((len(rows), width), self.tokenizer.pad_id, dtype=np.int64)
@@ -402,6 +427,9 @@ class OnnxScorer(_BatchScorer):
         if threads:
             options.intra_op_num_threads = int(threads)
         options.log_severity_level = 3
+        # Idle worker threads would spin for new work; on a shared machine that burns the CPU the
+        # other processes (and our own tokenizer) need, and measured slower here.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         providers = ["CPUExecutionProvider"]
         if device.startswith("cuda"):
             if "CUDAExecutionProvider" not in ort.get_available_providers():
@@ -476,7 +504,7 @@ class LoadedModel:
     source: str
     backend: str
     tokenizer: PieceTokenizer
-    scorer: _BatchScorer
+    scorer: WindowScorer
     labels: tuple[str, ...]
     max_length: int
     metadata: dict[str, Any]
@@ -684,6 +712,13 @@ def _load_torch(model: str, batch_size: int, threads: int | None, device: str) -
     )
 
 
+def _check_options(threshold: float, stride: int) -> None:
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError("threshold must be in (0, 1]")
+    if stride < 0:
+        raise ValueError("stride must not be negative")
+
+
 def _looks_like_path(model: str) -> bool:
     """Hub names are `name` or `org/name`; anything else that does not exist is a missing folder."""
     return model.startswith(("/", ".", "~")) or "\\" in model or model.count("/") > 1 or Path(model).suffix == ".onnx"
@@ -724,27 +759,55 @@ class TransformerDetector:
         onnx_file: str | None = None,
         name: str = "transformer",
     ) -> None:
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError("threshold must be in (0, 1]")
-        if stride < 0:
-            raise ValueError("stride must not be negative")
         if not str(model):
             raise ModelLoadError("no model given (transformer.model is empty)")
-        self.name = name
-        self.threshold = float(threshold)
-        self.loaded = load_model(
+        _check_options(threshold, stride)
+        loaded = load_model(
             model, backend=backend, batch_size=batch_size, threads=threads, device=device, onnx_file=onnx_file
         )
-        self.decoder = LabelDecoder(self.loaded.labels, label_map, scheme)
-        limit = self.loaded.max_length
+        self._setup(loaded, label_map, scheme, threshold, max_length, stride, name)
+
+    @classmethod
+    def from_loaded(
+        cls,
+        loaded: LoadedModel,
+        *,
+        label_map: str | Mapping[str, str] | None = None,
+        scheme: str = "auto",
+        threshold: float = 0.5,
+        max_length: int | None = None,
+        stride: int = 128,
+        name: str = "transformer",
+    ) -> TransformerDetector:
+        """A detector around an already loaded model, or around any `WindowScorer` (tests, custom runtimes)."""
+        _check_options(threshold, stride)
+        detector = cls.__new__(cls)
+        detector._setup(loaded, label_map, scheme, threshold, max_length, stride, name)
+        return detector
+
+    def _setup(
+        self,
+        loaded: LoadedModel,
+        label_map: str | Mapping[str, str] | None,
+        scheme: str,
+        threshold: float,
+        max_length: int | None,
+        stride: int,
+        name: str,
+    ) -> None:
+        self.name = name
+        self.threshold = float(threshold)
+        self.loaded = loaded
+        self.decoder = LabelDecoder(loaded.labels, label_map, scheme)
+        limit = loaded.max_length
         if max_length is not None and max_length > 0:
             if max_length > limit:
                 raise ModelLoadError(f"max_length {max_length} exceeds the model's limit of {limit} word pieces")
             limit = max_length
         self.max_length = limit
-        self.max_tokens = limit - self.loaded.tokenizer.n_special
+        self.max_tokens = limit - loaded.tokenizer.n_special
         if self.max_tokens < 1:
-            special = self.loaded.tokenizer.n_special
+            special = loaded.tokenizer.n_special
             raise ModelLoadError(f"max_length {limit} leaves no room next to {special} special tokens")
         self.stride = min(stride, self.max_tokens // 2)
 

@@ -1,0 +1,5 @@
+"""Model tooling: ONNX export with verification, model info, and small offline test models.
+
+Nothing here is imported by `radeid` itself; torch and transformers load only inside the functions
+that need them (the `radeid[train]` extra).
+"""

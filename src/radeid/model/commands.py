@@ -1,0 +1,149 @@
+"""`radeid model export` and `radeid model info`, registered on the main CLI with `register(app)`.
+
+Exit codes follow the main CLI: 0 ok, 1 the export ran but failed its check against PyTorch (or
+the model could not be loaded), 2 usage errors (missing extras, bad paths or options). Only light
+modules are imported here: the CLI imports this file on every start.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+__all__ = ["export", "info", "model_app", "register"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+model_app = typer.Typer(
+    name="model",
+    help="Export token-classification models to ONNX and inspect model folders.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _consoles() -> tuple[Console, Console]:
+    return Console(highlight=False), Console(stderr=True, highlight=False)
+
+
+def _fail(err: Console, message: str, code: int) -> typer.Exit:
+    err.print(f"[red]error[/]: {escape(message)}", markup=True)
+    return typer.Exit(code)
+
+
+@model_app.command("export")
+def export(
+    src: Annotated[str, typer.Argument(help="Hugging Face model folder (or hub name, online only).")],
+    dst: Annotated[Path, typer.Argument(help="Output folder for model.onnx, tokenizer.json, radeid.json.")],
+    quantize: Annotated[
+        str | None,
+        typer.Option("--quantize", help="int8: dynamic int8 quantization with per-channel weights (smaller, faster)."),
+    ] = None,
+    sample_file: Annotated[
+        list[Path] | None,
+        typer.Option("--sample-file", help="Text file(s) to verify on instead of the built-in sample reports."),
+    ] = None,
+    max_disagreement: Annotated[
+        float,
+        typer.Option(
+            "--max-disagreement", min=0.0, max=1.0, help="Fail when labels differ from PyTorch on more than this share."
+        ),
+    ] = 0.005,
+    opset: Annotated[int | None, typer.Option("--opset", help="ONNX opset (default: the exporter's).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an earlier radeid export at DST.")] = False,
+    keep_fp32: Annotated[bool, typer.Option("--keep-fp32", help="With --quantize, also keep model_fp32.onnx.")] = False,
+) -> None:
+    """Export a token-classification model to ONNX and check it against PyTorch on sample text."""
+    out, err = _consoles()
+    if quantize not in (None, "int8"):
+        raise _fail(err, f"--quantize takes 'int8', not {quantize!r}", EXIT_USAGE)
+    missing = [m for m in ("torch", "transformers", "onnx", "onnxscript", "onnxruntime") if not _has(m)]
+    if missing:
+        raise _fail(
+            err,
+            f"export needs {', '.join(missing)}: pip install torch==2.13.0 first (a CPU build), "
+            "then pip install 'radeid[train]'",
+            EXIT_USAGE,
+        )
+    samples: list[str] | None = None
+    if sample_file:
+        try:
+            samples = [p.read_text(encoding="utf-8") for p in sample_file]
+        except OSError as exc:
+            raise _fail(err, f"cannot read a sample file: {exc}", EXIT_USAGE) from None
+
+    from radeid.detect.transformer import ModelLoadError
+    from radeid.model.export import ExportError, export_model
+
+    _quiet_libraries()
+    err.print(f"exporting {escape(src)} -> {escape(str(dst))} (dynamo exporter) ...")
+    try:
+        report = export_model(
+            src,
+            dst,
+            quantize=quantize,
+            samples=samples,
+            max_disagreement=max_disagreement,
+            opset=opset,
+            overwrite=overwrite,
+            keep_fp32=keep_fp32,
+        )
+    except ExportError as exc:
+        raise _fail(err, str(exc), EXIT_FAILED) from None
+    except ModelLoadError as exc:
+        raise _fail(err, str(exc), EXIT_FAILED) from None
+    for line in report.lines():
+        out.print(escape(line))
+    out.print(f"wrote {escape(str(report.dst))} in {report.seconds:.1f}s")
+
+
+@model_app.command("info")
+def info(
+    path: Annotated[Path, typer.Argument(help="A model folder (ONNX export or Hugging Face folder).")],
+    label_map: Annotated[
+        str | None, typer.Option("--label-map", help="Label map to show categories with (e.g. stanford).")
+    ] = None,
+) -> None:
+    """Print a model folder's format, labels (and their radeid categories), length limit and size."""
+    out, err = _consoles()
+    from radeid.detect.transformer import ModelLoadError
+    from radeid.model.info import model_info
+
+    try:
+        summary = model_info(path, label_map=label_map)
+    except ModelLoadError as exc:
+        raise _fail(err, str(exc), EXIT_USAGE) from None
+    for line in summary.lines():
+        out.print(escape(line))
+    if summary.problems:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _quiet_libraries() -> None:
+    """Progress bars and load reports from transformers would bury the verification figures."""
+    import logging
+
+    for name in ("torch.onnx", "onnxruntime", "onnxscript", "root"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    logging.getLogger().setLevel(logging.ERROR)
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - checked before
+        pass
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `model` command group (`export`, `info`) to the main `radeid` app."""
+    app.add_typer(model_app, name="model")
