@@ -21,14 +21,18 @@ from rich.progress import (
 from rich.table import Table
 
 from radeid import __version__
-from radeid.batch import RunAborted, RunSummary, default_audit_path, deidentify_path, detect_path, reidentify_path
+from radeid.batch import RunAborted, RunSummary, default_audit_path, detect_path, reidentify_path
 from radeid.config import Config, ConfigError
 from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import InputFormat, ReadOptions
 from radeid.keys import ENV_VAR, resolve_key
+from radeid.model.commands import register as register_model
+from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel
 from radeid.pipeline import Deidentifier
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.spark import register as register_spark
+from radeid.spec import PipelineSpec
+from radeid.surrogate import SurrogateOptions
 from radeid.vault import VaultError, WrongKeyError, read_vault
 from radeid.wordlists import bundled_data_path
 
@@ -223,6 +227,10 @@ def _run(job: Any, quiet: bool, label: str) -> RunSummary:
                 "written. Fix the record or rerun with --on-error skip.",
                 EXIT_INPUT_ERROR,
             ) from None
+        except ParallelRunError as exc:
+            raise _fail(str(exc), EXIT_INPUT_ERROR) from None
+        except KeyboardInterrupt:
+            raise _fail("interrupted; rerun the same command with --resume to continue", 130) from None
         except (RadeidIOError, ConfigError, OSError) as exc:
             raise _fail(str(exc), EXIT_USAGE) from None
 
@@ -299,6 +307,14 @@ def deid(
     on_error: OnErrorOpt = OnErrorChoice.fail,
     batch_size: BatchOpt = None,
     age_threshold: AgeOpt = None,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", "-w", min=0, help="Worker processes; 0 = one per available core."),
+    ] = 1,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue an interrupted run from its work folder beside the output."),
+    ] = False,
     quiet: QuietOpt = False,
 ) -> None:
     """De-identify documents: detect PHI, replace it, write the output and an audit of every span.
@@ -312,6 +328,8 @@ def deid(
       radeid deid reports.jsonl -o deid.jsonl --mode tag --deny-list staff.tsv
 
       radeid deid notes.csv -o deid.csv --id-col note_id --text-col body --on-error skip
+
+      radeid deid big.jsonl -o deid.jsonl --workers 0 --resume
     """
     _check_input(input_path)
     try:
@@ -328,34 +346,34 @@ def deid(
             key, note = resolve_key(key_file, output.resolve().parent)
             if note:
                 err.print(note, highlight=False)
-        replacer = None
+        surrogate_options = None
         if mode is Mode.surrogate:
-            assert key is not None
-            replacer = SurrogateReplacer(
-                key,
-                SurrogateOptions(
-                    scope=scope.value,
-                    date_shift=date_shift,
-                    max_shift_days=max_shift_days,
-                    length_preserving=length_preserving,
-                    typo_rate=typos,
-                    locale=locale,
-                    age_mode=age_mode.value,
-                    day_first=day_first,
-                    keep_state=keep_state,
-                ),
+            surrogate_options = SurrogateOptions(
+                scope=scope.value,
+                date_shift=date_shift,
+                max_shift_days=max_shift_days,
+                length_preserving=length_preserving,
+                typo_rate=typos,
+                locale=locale,
+                age_mode=age_mode.value,
+                day_first=day_first,
+                keep_state=keep_state,
             )
-        deidentifier = Deidentifier(cfg, replacer=replacer)
+        spec = PipelineSpec(cfg, mode.value, key, surrogate_options)
+        if workers != 1:
+            spec.build()  # fail fast here, with a clear error, rather than in every worker
         options = ReadOptions(
             id_col=id_col, text_col=text_col, patient_col=patient_col, keep_columns=tuple(keep_column or ())
         )
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     summary = _run(
-        lambda on_batch: deidentify_path(
-            deidentifier,
+        lambda on_batch: deidentify_path_parallel(
+            spec,
             input_path,
             output,
+            workers=workers or default_workers(),
+            resume=resume,
             input_format=input_format,
             output_format=output_format,
             options=options,
@@ -369,7 +387,7 @@ def deid(
         "de-identifying",
     )
     _report(summary, quiet, "de-identified")
-    stats = getattr(deidentifier.replacer, "stats", None)
+    stats = summary.replacer_stats
     if stats and stats.get("date_unparseable"):
         err.print(
             f"[yellow]warning[/]: {stats['date_unparseable']} date(s) could not be parsed and got a same-shape "
@@ -484,6 +502,8 @@ def default_config() -> None:
 
 
 register_evaluate(app)
+register_model(app)
+register_spark(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

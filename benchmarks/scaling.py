@@ -1,0 +1,191 @@
+"""Scaling: documents/s of whole `radeid deid` jobs with 1 and 2 worker processes, and on Spark.
+
+Each figure is a whole job as a user runs it: read JSONL, de-identify, write output + audit (the
+parallel runner also fingerprints the input, journals every batch and merges the parts). Rows:
+
+* single process   `batch.deidentify_path` (no journal: the baseline);
+* N workers        `parallel.deidentify_path_parallel(workers=N)` (pool start-up included);
+* Spark local[N]   `spark.spark_deidentify_files` JSONL -> Parquet + audit JSONL (what
+                   `radeid spark-deid` runs), and `deidentify_dataframe` alone (read + de-identify,
+                   no writes), after a warm-up job (session and Python worker start-up are
+                   reported, not counted).
+
+    python benchmarks/scaling.py                       # 2,000 synthetic reports, rules-only, surrogates
+    python benchmarks/scaling.py -n 4000 --workers 1,2,4 --repeat 3
+    python benchmarks/scaling.py --model models/radeid-onnx   # with the transformer (ONNX folder)
+    python benchmarks/scaling.py --config my-model.toml       # any config (e.g. one naming a model)
+    python benchmarks/scaling.py --no-spark                   # without PySpark / Java
+
+Figures on a shared machine are noisy: the load average is printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import generate_reports  # noqa: E402
+
+from radeid.batch import deidentify_path  # noqa: E402
+from radeid.config import Config  # noqa: E402
+from radeid.parallel import default_workers, deidentify_path_parallel  # noqa: E402
+from radeid.spec import PipelineSpec  # noqa: E402
+
+KEY = bytes(range(32))
+
+
+def write_corpus(path: Path, n: int, seed: int) -> int:
+    """Synthetic reports as JSONL; returns the number of characters."""
+    chars = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for doc in generate_reports(n, seed=seed):
+            chars += len(doc.text)
+            handle.write(json.dumps({"id": doc.id, "patient_id": doc.patient_id, "text": doc.text}) + "\n")
+    return chars
+
+
+def timed(job: Callable[[Path], Any], work: Path, repeat: int) -> float:
+    """Median wall time of `job(output_folder)` over `repeat` runs, each into a fresh folder."""
+    times = []
+    for i in range(repeat):
+        out = work / f"run-{time.monotonic_ns()}-{i}"
+        out.mkdir()
+        start = time.perf_counter()
+        job(out)
+        times.append(time.perf_counter() - start)
+        shutil.rmtree(out)
+    return statistics.median(times)
+
+
+def spark_rows(
+    spec: PipelineSpec, corpus: Path, n: int, work: Path, cores: int, repeat: int
+) -> tuple[list[tuple[str, float]], str]:
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return [], "Spark skipped: PySpark is not installed (pip install 'radeid[spark]')"
+    from radeid.spark import deidentify_dataframe, spark_deidentify_files
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    start = time.perf_counter()
+    spark = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName("radeid-scaling")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", str(2 * cores))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    session = time.perf_counter() - start
+    try:
+        start = time.perf_counter()  # warm-up: start the Python workers, build their pipelines
+        sample = spark.read.json(str(corpus)).limit(4 * cores).repartition(cores)
+        deidentify_dataframe(sample, "text", "id", "patient_id", spec).count()
+        warm = time.perf_counter() - start
+
+        def job(out: Path) -> None:
+            spark_deidentify_files(
+                spark, str(corpus), str(out / "deid.parquet"), spec=spec, audit_path=str(out / "audit"),
+                partitions=2 * cores,
+            )  # fmt: skip
+
+        def pipeline_only(_out: Path) -> None:  # read + de-identify, nothing written
+            frame = spark.read.json(str(corpus)).repartition(2 * cores)
+            deidentify_dataframe(frame, "text", "id", "patient_id", spec).write.format("noop").mode("overwrite").save()
+
+        seconds = timed(job, work, repeat)
+        bare = timed(pipeline_only, work, repeat)
+    finally:
+        spark.stop()
+    note = f"Spark: session start {session:.1f} s and warm-up {warm:.1f} s not counted"
+    return [
+        (f"Spark local[{cores}] spark-deid", n / seconds),
+        (f"Spark local[{cores}] no writes", n / bare),
+    ], note
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--reports", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=1, help="timed runs per row; the median is reported")
+    parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
+    parser.add_argument("--mode", default="surrogate", help="surrogate (default, as radeid deid) or a mask mode")
+    parser.add_argument("--batch-size", type=int, default=None, help="documents per batch (default: config's)")
+    parser.add_argument("--config", type=Path, default=None, help="config TOML (e.g. one that adds a model)")
+    parser.add_argument("--model", type=Path, default=None, help="model folder: adds the transformer detector")
+    parser.add_argument("--spark-cores", type=int, default=2, help="Spark local[N]")
+    parser.add_argument("--no-spark", action="store_true")
+    args = parser.parse_args()
+
+    overrides: dict[str, Any] = {}
+    if args.batch_size:
+        overrides["pipeline"] = {"batch_size": args.batch_size}
+    if args.model is not None:
+        base = Config.load(args.config)
+        detectors = [*base.pipeline.detectors, *(() if "transformer" in base.pipeline.detectors else ("transformer",))]
+        overrides.setdefault("pipeline", {})["detectors"] = detectors
+        overrides["transformer"] = {"model": str(args.model.resolve())}
+    config = Config.load(args.config, overrides)
+    spec = PipelineSpec(config, "surrogate", KEY) if args.mode == "surrogate" else PipelineSpec(config, args.mode)
+    detectors = "+".join(config.pipeline.detectors)
+
+    with tempfile.TemporaryDirectory(prefix="radeid-scaling-") as tmp:  # synthetic data only
+        work = Path(tmp)
+        corpus = work / "reports.jsonl"
+        chars = write_corpus(corpus, args.reports, args.seed)
+        n = args.reports
+        rows: list[tuple[str, float]] = []
+        deid = spec.build()
+        deid.deidentify(generate_reports(20, seed=args.seed + 1))  # warm caches, as a long run would be
+        seconds = timed(lambda out: deidentify_path(deid, corpus, out / "deid.jsonl"), work, args.repeat)
+        rows.append(("single process (no journal)", n / seconds))
+        phases: list[str] = []
+        for count in (int(w) for w in args.workers.split(",")):
+            split: list[float] = []  # the merge starts when the last batch is journaled
+
+            def job(out: Path, c: int = count, split: list[float] = split) -> None:
+                start, last = time.perf_counter(), [0.0]
+
+                def mark(_n: int) -> None:
+                    last[0] = time.perf_counter()
+
+                deidentify_path_parallel(spec, corpus, out / "deid.jsonl", workers=c, on_batch=mark)
+                split[:] = [last[0] - start, time.perf_counter() - last[0]]
+
+            seconds = timed(job, work, args.repeat)
+            rows.append((f"{count} worker{'s' if count > 1 else ''}", n / seconds))
+            phases.append(f"{count} worker(s): start-up + de-identify {split[0]:.1f} s, merge {split[1]:.1f} s")
+        notes = list(phases)
+        if not args.no_spark:
+            spark, note = spark_rows(spec, corpus, n, work, args.spark_cores, args.repeat)
+            rows += spark
+            notes.append(note)
+
+    base = next((rate for name, rate in rows if name == "1 worker"), rows[0][1])
+    print(
+        f"{n} synthetic reports ({chars / n:,.0f} characters each), detectors {detectors}, mode {spec.mode}, "
+        f"batch size {config.pipeline.batch_size}; {default_workers()} cores here, load average "
+        f"{os.getloadavg()[0]:.2f}"
+    )
+    print(f"| {'run':<28} | {'docs/s':>8} | {'vs 1 worker':>11} |")
+    print(f"|{'-' * 30}|{'-' * 10}:|{'-' * 12}:|")
+    for name, rate in rows:
+        print(f"| {name:<28} | {rate:>8,.1f} | {rate / base:>10.2f}x |")
+    for note in notes:
+        print(note)
+
+
+if __name__ == "__main__":
+    main()

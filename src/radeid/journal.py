@@ -1,0 +1,465 @@
+"""The resume journal: a hidden work folder beside the output that survives `kill -9`.
+
+Layout of `.OUTPUT.radeid-work/` (same directory as the output, never /tmp: the parts hold
+de-identified text, which may still contain PHI the detectors missed; mode 0700):
+
+* `manifest.json` — what the run is (input content digest, read options, batch size, pipeline
+  fingerprint, a salted scrypt check of the key; never the key), written atomically once.
+* `parts/000000000042.jsonl` — the de-identified output of batch 42: one line per document with
+  its id, output text and replacements (offsets, labels, new text). No original text, no kept
+  columns, no patient id: the final merge re-reads those from the input. Written by a worker to a
+  temporary name, then renamed: a part either exists whole or not at all.
+* `journal.jsonl` — one line per finished batch (index, document count, digest of its ids, size
+  and SHA-256 of its part), appended and synced by the coordinating process only, after the
+  part is in place. A batch is done when its line is complete and its part matches the line
+  (so a part that a power loss left empty or torn is redone, never merged).
+* `lock` — held (flock) by the running process; the OS drops it when the process dies.
+
+Crash at any moment: a part without a journal line is an orphan and is redone; a torn last
+journal line is dropped; a half-written temporary is deleted. Redoing a batch gives the same bytes
+(same input, same batch boundaries, same config and key), so what is kept and what is redone fit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from radeid.categories import Category
+from radeid.document import Replacement, Result, Span
+from radeid.io.errors import RadeidIOError
+from radeid.io.formats import walk_files
+
+try:  # POSIX only; elsewhere two concurrent runs on one output are simply not detected
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "FORMAT_VERSION",
+    "BatchRecord",
+    "JournalError",
+    "PartDocument",
+    "ResumeMismatchError",
+    "WorkFolder",
+    "WorkFolderExistsError",
+    "fingerprint_input",
+    "ids_digest",
+    "read_part",
+    "work_folder_for",
+    "write_part",
+]
+
+FORMAT_VERSION = 1
+_WORK_SUFFIX = ".radeid-work"
+_DONE_SUFFIX = ".radeid-done"
+
+
+class JournalError(RadeidIOError):
+    """The work folder cannot be used (locked by another run, damaged, unreadable)."""
+
+
+class WorkFolderExistsError(JournalError, FileExistsError):
+    """A previous run was interrupted and the user did not ask to resume it."""
+
+
+class ResumeMismatchError(JournalError, ValueError):
+    """`--resume` was asked for, but the input, settings or key differ from the interrupted run."""
+
+
+def work_folder_for(output: Path) -> Path:
+    """`out/deid.jsonl` -> `out/.deid.jsonl.radeid-work` (beside the output, hidden)."""
+    output = Path(output)
+    return output.with_name(f".{output.name}{_WORK_SUFFIX}")
+
+
+# ------------------------------------------------------------------------------------ fingerprints
+
+
+def fingerprint_input(path: Path) -> str:
+    """BLAKE2b of the input's bytes (a folder: of every non-hidden file, by relative path).
+
+    One extra read of the input per run; it is what lets a resume prove the input is unchanged.
+    """
+    path = Path(path)
+    digest = hashlib.blake2b(digest_size=20)
+    if path.is_dir():
+        for file in walk_files(path):
+            rel = file.relative_to(path).as_posix().encode("utf-8", "surrogateescape")
+            digest.update(len(rel).to_bytes(8, "little") + rel)
+            digest.update(_file_hash(file))
+    else:
+        digest.update(_file_hash(path))
+    return digest.hexdigest()
+
+
+def _file_hash(path: Path) -> bytes:
+    digest = hashlib.blake2b(digest_size=20)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.digest()
+
+
+def ids_digest(ids: Iterable[str]) -> str:
+    """A digest of a batch's document ids in order: proves the batch boundaries did not move."""
+    digest = hashlib.blake2b(digest_size=16)
+    for doc_id in ids:
+        raw = doc_id.encode("utf-8", "surrogatepass")
+        digest.update(len(raw).to_bytes(8, "little") + raw)
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------------ parts
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """One journal line: batch `batch` is done and its part is `size` bytes with this SHA-256.
+
+    `stats`: the replacer's event counts for the batch (unparseable dates, retries: numbers only).
+    """
+
+    batch: int
+    docs: int
+    ids: str
+    size: int
+    sha256: str
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, line: str) -> BatchRecord | None:
+        try:
+            data = json.loads(line)
+            batch, docs, size = int(data["batch"]), int(data["docs"]), int(data["size"])
+            stats = {str(k): int(v) for k, v in dict(data.get("stats") or {}).items()}
+            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class _KindReplacement(Replacement):
+    """A replacement read back from a part that carried a `kind` (the audit writes it)."""
+
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class PartDocument:
+    """What a part keeps of one `Result`: id, output text, replacements."""
+
+    id: str
+    text: str
+    replacements: tuple[Replacement, ...]
+
+    def result_for(self, document: Any) -> Result:
+        """The `Result` as the pipeline made it, around the document re-read from the input."""
+        return Result(document, self.text, self.replacements)
+
+
+def _encode(result: Result) -> str:
+    reps = []
+    for rep in result.replacements:
+        s = rep.span
+        row: list[Any] = [s.start, s.end, s.category.value, s.subtype, s.score, s.source, rep.new_text]
+        kind = getattr(rep, "kind", None)
+        if kind is not None:
+            row.append(str(kind))
+        reps.append(row)
+    return json.dumps({"id": result.document.id, "text": result.text, "r": reps}, ensure_ascii=False) + "\n"
+
+
+_CATEGORIES = {c.value: c for c in Category}
+
+
+def _decode(line: str) -> PartDocument:
+    data = json.loads(line)
+    reps: list[Replacement] = []
+    for row in data["r"]:
+        span = Span(int(row[0]), int(row[1]), _CATEGORIES[row[2]], row[3], float(row[4]), str(row[5]))
+        reps.append(_KindReplacement(span, row[6], row[7]) if len(row) > 7 else Replacement(span, row[6]))
+    return PartDocument(str(data["id"]), str(data["text"]), tuple(reps))
+
+
+def write_part(path: Path, results: Sequence[Result]) -> tuple[int, str]:
+    """Write a batch's results atomically (temp + rename); returns (size, sha256).
+
+    No fsync here: a killed process loses nothing the kernel already has, and after a power
+    loss a part that did not reach the disk fails its journaled SHA-256 and is simply redone.
+    """
+    data = "".join(_encode(r) for r in results).encode("utf-8", "surrogatepass")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
+    """The documents of a part, after checking it is the one the journal recorded."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JournalError(f"cannot read part {path.name} of the work folder: {exc.strerror or exc}") from None
+    if len(data) != record.size or hashlib.sha256(data).hexdigest() != record.sha256:
+        raise JournalError(
+            f"part {path.name} of the work folder {str(path.parent.parent)!r} changed after it was written; "
+            "rerun with --resume to redo it"
+        )
+    docs = [_decode(line) for line in data.decode("utf-8", "surrogatepass").splitlines()]
+    if len(docs) != record.docs:
+        raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
+    return docs
+
+
+def _part_ok(path: Path, record: BatchRecord) -> bool:
+    try:
+        if path.stat().st_size != record.size:
+            return False
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return False
+    return digest.hexdigest() == record.sha256
+
+
+# ------------------------------------------------------------------------------------ the folder
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename durable (power loss, not just a killed process); a no-op where unsupported."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. Windows
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def _fdatasync(fd: int) -> None:
+    (getattr(os, "fdatasync", None) or os.fsync)(fd)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
+        raise
+    _fsync_dir(path.parent)
+
+
+#: Manifest keys a resume must match, with what to tell the user when one does not.
+_MISMATCH = {
+    "format": "the work folder was written by another version of the journal format",
+    "input": "the input changed since the interrupted run (its content differs)",
+    "read": "the input is read differently (format, id/text/patient columns or other read options changed)",
+    "batch_size": "the batch size changed",
+    "pipeline": "the pipeline changed (config, a rule/list/model file it names, the mode, the surrogate "
+    "options or the radeid version)",
+}
+
+
+class WorkFolder:
+    """The open work folder of one run: finished batches, the journal, the lock.
+
+    Use `WorkFolder.open(...)`; then `record()` each finished batch, and `finish()` once the
+    output is committed (or `discard()` when the run can never be resumed).
+    """
+
+    def __init__(self, path: Path, done: dict[int, BatchRecord], resumed: bool, lock: IO[str] | None) -> None:
+        self.path = path
+        self.parts = path / "parts"
+        self.done = done
+        self.resumed = resumed
+        self._lock = lock
+        self._journal: IO[str] | None = open(path / "journal.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+
+    @classmethod
+    def open(cls, output: Path, manifest: Mapping[str, Any], *, resume: bool, key_matches: Any) -> WorkFolder:
+        """Start a new work folder, or (with `resume`) reopen the one a crashed run left.
+
+        `key_matches(check)` says whether the stored key check fits the current key. Without
+        `resume`, an existing work folder is an error (we never silently throw work away, nor
+        silently mix it in). With `resume` and no work folder, a new run starts.
+        """
+        path = work_folder_for(output)
+        _remove_tree(path.with_name(path.name.removesuffix(_WORK_SUFFIX) + _DONE_SUFFIX))
+        if path.exists() and not (path / "manifest.json").exists() and not any(path.iterdir()):
+            path.rmdir()  # an empty folder from a run killed while creating it
+        if not path.exists():
+            return cls._create(path, manifest)
+        if not resume:
+            raise WorkFolderExistsError(
+                f"an interrupted run left its work folder {str(path)!r}; rerun with --resume to continue it, "
+                "or delete that folder to start over"
+            )
+        lock = _lock(path)
+        try:
+            stored = _read_manifest(path)
+            _compare(stored, manifest, key_matches, path)
+            done = _load_journal(path)
+        except BaseException:
+            lock.close()
+            raise
+        return cls(path, done, True, lock)
+
+    @classmethod
+    def _create(cls, path: Path, manifest: Mapping[str, Any]) -> WorkFolder:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            raise JournalError(f"another run just created the work folder {str(path)!r}") from None
+        os.chmod(path, 0o700)
+        (path / "parts").mkdir(mode=0o700)
+        lock = _lock(path)
+        _write_atomic(path / "manifest.json", json.dumps(dict(manifest), indent=1, sort_keys=True) + "\n")
+        return cls(path, {}, False, lock)
+
+    def part_path(self, batch: int) -> Path:
+        return self.parts / f"{batch:012d}.jsonl"
+
+    def record(self, record: BatchRecord) -> None:
+        """Journal a finished batch (its part is already in place): append, flush, fsync."""
+        assert self._journal is not None
+        self._journal.write(json.dumps(asdict(record), separators=(",", ":")) + "\n")
+        self._journal.flush()
+        _fdatasync(self._journal.fileno())
+        self.done[record.batch] = record
+
+    def close(self) -> None:
+        """Release the journal and the lock; the folder stays for a later `--resume`."""
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def finish(self) -> None:
+        """The output is committed: drop the folder (renamed first, so a crash mid-delete leaves
+        no half-deleted work folder that a later run would try to resume)."""
+        self.close()
+        done = self.path.with_name(self.path.name.removesuffix(_WORK_SUFFIX) + _DONE_SUFFIX)
+        _remove_tree(done)
+        os.replace(self.path, done)
+        _remove_tree(done)
+
+    def discard(self) -> None:
+        """The run can never be resumed (e.g. it stopped at a bad record): drop the folder."""
+        self.close()
+        _remove_tree(self.path)
+
+    def __enter__(self) -> WorkFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _remove_tree(path: Path) -> None:
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _lock(path: Path) -> IO[str]:
+    handle = open(path / "lock", "a", encoding="utf-8")  # noqa: SIM115
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise JournalError(f"another radeid run is using the work folder {str(path)!r}") from None
+    return handle
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise JournalError(
+            f"the work folder {str(path)!r} has no readable manifest ({type(exc).__name__}); delete it to start over"
+        ) from None
+    if not isinstance(data, dict):
+        raise JournalError(f"the manifest of the work folder {str(path)!r} is damaged; delete it to start over")
+    return data
+
+
+def _compare(stored: Mapping[str, Any], current: Mapping[str, Any], key_matches: Any, path: Path) -> None:
+    problems = [why for name, why in _MISMATCH.items() if stored.get(name) != current.get(name)]
+    if stored.get("batch_size") != current.get("batch_size"):
+        problems[problems.index(_MISMATCH["batch_size"])] += (
+            f" (was {stored.get('batch_size')}, now {current.get('batch_size')})"
+        )
+    check = stored.get("key")
+    if not key_matches(check):
+        if check is None:
+            problems.append("the interrupted run used no key, this one does")
+        elif current.get("key") is None:
+            problems.append("the interrupted run used a key, this one does not")
+        else:
+            problems.append("the key differs from the interrupted run's")
+    if problems:
+        raise ResumeMismatchError(
+            "cannot resume: " + "; ".join(problems) + f". Resume with the same input and settings, or delete "
+            f"{str(path)!r} to start over"
+        )
+
+
+def _journal_lines(path: Path) -> Iterator[BatchRecord]:
+    try:
+        text = (path / "journal.jsonl").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return
+    for line in text.split("\n")[:-1]:  # the piece after the last newline is torn (or empty)
+        record = BatchRecord.parse(line)
+        if record is None:
+            return  # appends are sequential: nothing after a damaged line can be trusted
+        yield record
+
+
+def _load_journal(path: Path) -> dict[int, BatchRecord]:
+    """Finished batches whose parts are intact; everything else in parts/ is removed."""
+    parts = path / "parts"
+    parts.mkdir(mode=0o700, exist_ok=True)
+    done: dict[int, BatchRecord] = {}
+    for record in _journal_lines(path):
+        if _part_ok(parts / f"{record.batch:012d}.jsonl", record):
+            done[record.batch] = record
+        else:
+            done.pop(record.batch, None)
+    keep = {f"{b:012d}.jsonl" for b in done}
+    for entry in parts.iterdir():
+        if entry.name not in keep:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+    lines = "".join(json.dumps(asdict(r), separators=(",", ":")) + "\n" for r in sorted(done.values(), key=_batch))
+    _write_atomic(path / "journal.jsonl", lines)
+    return done
+
+
+def _batch(record: BatchRecord) -> int:
+    return record.batch

@@ -1,0 +1,410 @@
+"""Apache Spark adapter: de-identify a DataFrame column with `mapInPandas` (`pip install radeid[spark]`).
+
+    from radeid.spark import deidentify_dataframe
+    out = deidentify_dataframe(df, "text", "id", patient_col="patient_id", config=spec_or_config)
+
+No state is shared between executors: each executor's Python worker builds the pipeline once
+from a picklable `PipelineSpec` (cached per process, keyed by the spec) and de-identifies its
+partitions batch by batch. With keyed surrogates the output for a document depends only on the
+key, the config and the document, so a cluster run gives exactly what `radeid deid` gives for
+the same key. Documents are passed to the pipeline in batches of `pipeline.batch_size`; only a
+model's numerical noise could depend on how they are batched (rules and lexicons never do).
+
+Privacy: the spec, key included, travels to the executors inside the task closure; on a shared
+cluster turn on Spark's RPC authentication and encryption (`spark.authenticate`,
+`spark.network.crypto.enabled`) and local-disk encryption (`spark.io.encryption.enabled`).
+Nothing here logs text or keys.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from radeid.config import Config, ConfigError
+from radeid.document import Document
+from radeid.spec import MODES, SURROGATE, PipelineSpec
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+    from radeid.pipeline import Deidentifier
+
+__all__ = ["AUDIT_FIELDS", "audit_schema", "deidentify_dataframe", "register", "spark_deidentify_files"]
+
+#: The fields of one audit struct, as in the audit JSONL of `radeid deid` (less doc_id).
+AUDIT_FIELDS: tuple[tuple[str, str], ...] = (
+    ("start", "int"),
+    ("end", "int"),
+    ("category", "string"),
+    ("subtype", "string"),
+    ("source", "string"),
+    ("score", "double"),
+    ("out_start", "int"),
+    ("out_end", "int"),
+)
+
+_CACHE: OrderedDict[str, Deidentifier] = OrderedDict()
+_CACHE_SIZE = 2
+
+
+def audit_schema() -> Any:
+    """`array<struct<start,end,category,subtype,source,score,out_start,out_end>>`."""
+    from pyspark.sql.types import ArrayType, DoubleType, IntegerType, StringType, StructField, StructType
+
+    types = {"int": IntegerType(), "string": StringType(), "double": DoubleType()}
+    return ArrayType(StructType([StructField(name, types[kind], True) for name, kind in AUDIT_FIELDS]), True)
+
+
+def _as_spec(config: Config | PipelineSpec | str | os.PathLike[str] | None) -> PipelineSpec:
+    if isinstance(config, PipelineSpec):
+        return config
+    if config is None or isinstance(config, str | os.PathLike):
+        return PipelineSpec.masking(Config.load(config))
+    if isinstance(config, Config):
+        return PipelineSpec.masking(config)
+    raise TypeError(f"config must be a Config, a PipelineSpec or a TOML path, not {type(config).__name__}")
+
+
+# ------------------------------------------------------------------------------------ executors
+
+
+def _pipeline(spec: PipelineSpec, cache_key: str) -> Deidentifier:
+    """The pipeline of this executor process, built on first use (Python workers are reused)."""
+    found = _CACHE.get(cache_key)
+    if found is None:
+        found = spec.build()
+        _CACHE[cache_key] = found
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(cache_key)
+    return found
+
+
+def _as_id(value: Any) -> str | None:
+    """Ids as `radeid deid` reads them: strings, integers as their digits; null stays None."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if value.is_integer():  # an integer column with nulls reaches pandas as float64
+            return str(int(value))
+    if isinstance(value, bytes):
+        value = value.decode("utf-8")
+    if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
+        return _as_id(value.item())
+    text = str(value)
+    return text if text.strip() else None
+
+
+def _audit_rows(result: Any) -> list[dict[str, Any]]:
+    rows = []
+    for rep, (out_start, out_end) in zip(result.replacements, result.output_offsets(), strict=True):
+        span = rep.span
+        rows.append(
+            {
+                "start": span.start,
+                "end": span.end,
+                "category": span.category.value,
+                "subtype": span.subtype,
+                "source": span.source,
+                "score": round(float(span.score), 4),
+                "out_start": out_start,
+                "out_end": out_end,
+            }
+        )
+    return rows
+
+
+def _deid_partition(
+    frames: Iterator[pd.DataFrame],
+    *,
+    spec: PipelineSpec,
+    cache_key: str,
+    text_col: str,
+    id_col: str,
+    patient_col: str | None,
+    output_col: str,
+    spans_col: str,
+    batch_size: int,
+) -> Iterator[pd.DataFrame]:
+    """mapInPandas body: each Arrow batch of a partition, de-identified `batch_size` documents at a time."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    cpus = context.cpus() if context is not None and hasattr(context, "cpus") else 1
+    deid = _pipeline(spec.with_threads(cpus), cache_key)  # a model: the task's cores (spark.task.cpus)
+    for frame in frames:
+        texts = frame[text_col].tolist()
+        ids = frame[id_col].tolist()
+        patients = frame[patient_col].tolist() if patient_col else [None] * len(texts)
+        out_texts: list[str | None] = [None] * len(texts)
+        spans: list[list[dict[str, Any]]] = [[] for _ in texts]
+        todo = [
+            (i, Document(_as_id(ids[i]) or "", text, _as_id(patients[i])))
+            for i, text in enumerate(texts)
+            if isinstance(text, str)
+        ]
+        for start in range(0, len(todo), batch_size):
+            chunk = todo[start : start + batch_size]
+            for (i, _doc), result in zip(chunk, deid.deidentify([doc for _, doc in chunk]), strict=True):
+                out_texts[i] = result.text
+                spans[i] = _audit_rows(result)
+        out = frame.copy()
+        out[output_col] = out_texts
+        out[spans_col] = spans
+        yield out
+
+
+def deidentify_dataframe(
+    df: DataFrame,
+    text_col: str = "text",
+    id_col: str = "id",
+    patient_col: str | None = None,
+    config: Config | PipelineSpec | str | os.PathLike[str] | None = None,
+    *,
+    output_col: str | None = None,
+    spans_col: str = "phi_spans",
+    batch_size: int | None = None,
+) -> DataFrame:
+    """De-identify `df[text_col]`; returns `df` with the text replaced and an audit spans column.
+
+    `config`: a `PipelineSpec` (any mode, surrogates included), a `Config` or a TOML path (mask
+    modes), or None (bundled defaults, masks). `output_col` (default: `text_col`, replaced in
+    place so the original never sits beside the output) receives the de-identified text;
+    `spans_col` an `array<struct<start,end,category,subtype,source,score,out_start,out_end>>`
+    with offsets into the original (`start`, `end`) and the output (`out_*`), never text. The
+    document id (`id_col`) and patient id (`patient_col`) key the surrogates exactly as in
+    `radeid deid`: integer ids count as their digits. A null text stays null with no spans.
+    """
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    spec = _as_spec(config)
+    names = df.schema.fieldNames()
+    for what, name in (("text", text_col), ("id", id_col), ("patient", patient_col)):
+        if name is not None and name not in names:
+            raise ConfigError(f"{what} column {name!r} not found; columns: {', '.join(names)}")
+    if not isinstance(df.schema[text_col].dataType, StringType):
+        kind = df.schema[text_col].dataType.simpleString()
+        raise ConfigError(f"text column {text_col!r} has type {kind}, not string")
+    output_col = output_col or text_col
+    if spans_col in (output_col, text_col, id_col):
+        raise ConfigError(f"spans column {spans_col!r} would overwrite an input column")
+    fields = [f for f in df.schema.fields if f.name != spans_col]
+    if output_col not in names:
+        fields.append(StructField(output_col, StringType(), True))
+    fields = [StructField(f.name, StringType(), True) if f.name == output_col else f for f in fields]
+    schema: StructType = StructType([*fields, StructField(spans_col, audit_schema(), True)])
+    body = partial(
+        _deid_partition,
+        spec=spec,
+        cache_key=spec.cache_key(),
+        text_col=text_col,
+        id_col=id_col,
+        patient_col=patient_col,
+        output_col=output_col,
+        spans_col=spans_col,
+        batch_size=batch_size or spec.config.pipeline.batch_size,
+    )
+    return df.mapInPandas(body, schema=schema)
+
+
+# ------------------------------------------------------------------------------------ files
+
+
+def _suffix_format(path: str) -> str | None:
+    name = path.rstrip("/").lower().removesuffix(".gz")
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    return None
+
+
+def _spark_format(path: str, fmt: str | None) -> str:
+    """parquet or jsonl: as asked, else by suffix, else by what a local folder holds."""
+    chosen = fmt.lower() if fmt else _suffix_format(path)
+    if chosen is None and Path(path).is_dir():
+        chosen = "parquet" if next(Path(path).rglob("*.parquet"), None) is not None else "jsonl"
+    if chosen not in ("parquet", "jsonl"):
+        raise ConfigError(f"cannot tell whether {path!r} is Parquet or JSONL; pass --format parquet|jsonl")
+    return chosen
+
+
+def spark_deidentify_files(
+    spark: SparkSession,
+    input_path: str,
+    output_path: str,
+    *,
+    spec: PipelineSpec,
+    input_format: str | None = None,
+    output_format: str | None = None,
+    id_col: str = "id",
+    text_col: str = "text",
+    patient_col: str | None = None,
+    keep_columns: Sequence[str] = (),
+    audit_path: str | None = None,
+    partitions: int | None = None,
+    overwrite: bool = False,
+) -> int:
+    """Read Parquet/JSONL, de-identify, write `id`, text and kept columns (as `radeid deid` does:
+    other columns may hold PHI and are dropped) plus the audit as JSONL. Returns the document count.
+
+    `patient_col=None` uses a `patient_id` column when there is one, as `radeid deid` does.
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    in_fmt = _spark_format(input_path, input_format)
+    out_fmt = (output_format or _suffix_format(output_path) or in_fmt).lower()
+    if out_fmt not in ("parquet", "jsonl"):
+        raise ConfigError(f"output format must be parquet or jsonl, not {out_fmt!r}")
+    reader = spark.read
+    df = reader.parquet(input_path) if in_fmt == "parquet" else reader.json(input_path)
+    if patient_col is None and "patient_id" in df.columns:
+        patient_col = "patient_id"
+    for name in keep_columns:
+        if name not in df.columns:
+            raise ConfigError(f"kept column {name!r} not found; columns: {', '.join(df.columns)}")
+    if text_col in keep_columns:
+        raise ConfigError(f"--keep-column lists the text column {text_col!r}: that would copy the original text")
+    if partitions:
+        df = df.repartition(partitions)
+    spans_col = "__radeid_spans"
+    result = deidentify_dataframe(df, text_col, id_col, patient_col, spec, spans_col=spans_col)
+    # Two writes (output and audit) read one de-identified dataset: run the pipeline once.
+    result = result.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        keep = [c for c in keep_columns if c not in (id_col, text_col)]
+        output = result.select(id_col, text_col, *keep)
+        mode = "overwrite" if overwrite else "errorifexists"
+        if out_fmt == "parquet":
+            output.write.mode(mode).parquet(output_path)
+        else:
+            output.write.mode(mode).json(output_path)
+        if audit_path:
+            audit = result.select(F.col(id_col).cast("string").alias("doc_id"), F.explode(spans_col).alias("s"))
+            audit.select("doc_id", *(F.col(f"s.{name}").alias(name) for name, _ in AUDIT_FIELDS)).write.mode(
+                mode
+            ).json(audit_path)
+        return result.count()
+    finally:
+        result.unpersist()
+
+
+# ------------------------------------------------------------------------------------ CLI
+
+
+def _spark_session(master: str | None) -> SparkSession:
+    """The session: spark-submit's when launched by it; else local, on every core (Spark's default)."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("radeid")
+    if master:
+        builder = builder.master(master)
+    return builder.getOrCreate()
+
+
+def register(app: typer.Typer) -> None:
+    """Add `radeid spark-deid` to the command line."""
+
+    @app.command("spark-deid")
+    def spark_deid(
+        input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
+        output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
+        mode: Annotated[
+            str, typer.Option("--mode", "-m", help=f"{', '.join(MODES)} (as for deid; surrogate needs a key).")
+        ] = SURROGATE,
+        key_file: Annotated[
+            Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
+        ] = None,
+        config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults.")] = None,
+        input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet or jsonl.")] = None,
+        output_format: Annotated[
+            str | None, typer.Option("--output-format", help="parquet or jsonl (default: the input's).")
+        ] = None,
+        audit: Annotated[
+            str | None, typer.Option("--audit", help="Audit JSONL folder (default: OUTPUT.audit).")
+        ] = None,
+        no_audit: Annotated[bool, typer.Option("--no-audit", help="Do not write the audit.")] = False,
+        id_col: Annotated[str, typer.Option("--id-col")] = "id",
+        text_col: Annotated[str, typer.Option("--text-col")] = "text",
+        patient_col: Annotated[str | None, typer.Option("--patient-col")] = None,
+        keep_column: Annotated[list[str] | None, typer.Option("--keep-column", help="Copy to the output.")] = None,
+        master: Annotated[
+            str | None, typer.Option("--master", help="Spark master (default: spark-submit's, else local[*]).")
+        ] = None,
+        partitions: Annotated[int | None, typer.Option("--partitions", min=1, help="Repartition the input.")] = None,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
+    ) -> None:
+        """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
+
+        Example:
+
+          spark-submit --master yarn $(which radeid) spark-deid s3://b/notes/ s3://b/deid/ --mode surrogate
+        """
+        from radeid.keys import ENV_VAR, decode_key
+
+        try:
+            cfg = Config.load(config)
+            if mode == SURROGATE:
+                if key_file is not None:
+                    raw = Path(key_file).read_bytes()
+                    try:
+                        key = decode_key(raw.decode("utf-8"), str(key_file))
+                    except UnicodeDecodeError:
+                        key = raw
+                elif os.environ.get(ENV_VAR, "").strip():
+                    key = decode_key(os.environ[ENV_VAR], f"${ENV_VAR}")
+                else:  # never a generated key here: the output may be on a cluster file system
+                    raise ConfigError(
+                        f"surrogate mode on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)"
+                    )
+                spec = PipelineSpec(cfg, SURROGATE, key)
+            else:
+                spec = PipelineSpec(cfg, mode)
+        except (ConfigError, OSError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            typer.echo("error: spark-deid needs PySpark: pip install 'radeid[spark]'", err=True)
+            raise typer.Exit(2) from None
+        from pyspark.errors import PySparkException
+
+        spark = _spark_session(master)
+        try:
+            count = spark_deidentify_files(
+                spark,
+                input_path,
+                output_path,
+                spec=spec,
+                input_format=input_format,
+                output_format=output_format,
+                id_col=id_col,
+                text_col=text_col,
+                patient_col=patient_col,
+                keep_columns=tuple(keep_column or ()),
+                audit_path=None if no_audit else (audit or output_path.rstrip("/") + ".audit"),
+                partitions=partitions,
+                overwrite=overwrite,
+            )
+        except ConfigError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        except PySparkException as exc:  # e.g. the output exists, a path cannot be read
+            typer.echo(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"de-identified {count} documents -> {output_path}", err=True)

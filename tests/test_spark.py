@@ -1,0 +1,215 @@
+"""Spark in local mode (`local[2]`) gives, document by document, what `radeid deid` gives.
+
+One small session for the whole module (UI off, two shuffle partitions). Skipped when PySpark
+(`pip install 'radeid[spark]'`) or Java (17+) is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'radeid[spark]')")
+
+
+def _java_ok() -> bool:
+    java = shutil.which("java") or (Path(os.environ.get("JAVA_HOME", "/nonexistent")) / "bin" / "java")
+    try:
+        probe = subprocess.run([str(java), "-version"], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+if not _java_ok():
+    pytest.skip("Java is not installed (PySpark needs Java 17: apt-get install openjdk-17-jre-headless)",
+                allow_module_level=True)  # fmt: skip
+
+import typer  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from radeid.cli import app as radeid_app  # noqa: E402
+from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.parallel import deidentify_path_parallel  # noqa: E402
+from radeid.spark import deidentify_dataframe, register  # noqa: E402
+from radeid.spec import PipelineSpec  # noqa: E402
+
+pytestmark = pytest.mark.slow
+KEY = bytes(range(7, 39))
+SCHEMA = "id string, patient_id string, text string, site string"  # no inference job per read
+NAMES = ["Alan Grant", "Ellie Sattler", "Ian Malcolm", "John Hammond", "Sarah Harding", "Wei Chen"]
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    saved = {k: os.environ.get(k) for k in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable  # executors: this venv
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("radeid-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = random.Random(3)
+    path = tmp_path_factory.mktemp("spark") / "notes.jsonl"
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(80):
+            text = (
+                f"PATIENT: {rng.choice(NAMES)}\nMRN: {rng.randint(1000000, 9999999)}\n"
+                f"EXAM DATE: {rng.randint(1, 12)}/{rng.randint(1, 28)}/{rng.randint(2000, 2023)}\n"
+                f"Compared with {rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/2019. Signed by Dr. "
+                f"{rng.choice(NAMES).split()[1]}, call ({rng.randint(200, 999)}) 555-{rng.randint(1000, 9999)}."
+            )
+            row = {"id": f"d{i}", "patient_id": f"p{i % 25}", "text": text, "site": f"s{i % 4}"}
+            handle.write(json.dumps(row) + "\n")
+    return path
+
+
+def read_pairs(output: Path) -> tuple[dict[str, str], dict[str, list[dict]]]:
+    """`radeid deid` output as {id: text} and its audit as {id: [span rows]}."""
+    texts = {}
+    for line in output.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        texts[row["id"]] = row["text"]
+    audit: dict[str, list[dict]] = defaultdict(list)
+    for line in Path(f"{output}.audit.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        audit[row.pop("doc_id")].append(row)
+    return texts, audit
+
+
+def collected(frame: Any, id_col: str = "id", text_col: str = "text", spans_col: str = "phi_spans") -> tuple:
+    texts, spans = {}, {}
+    for row in frame.collect():
+        texts[row[id_col]] = row[text_col]
+        spans[row[id_col]] = [s.asDict() for s in row[spans_col]]
+    return texts, spans
+
+
+def test_mask_mode_matches_radeid_deid_document_by_document(spark: Any, corpus: Path, tmp_path: Path) -> None:
+    output = tmp_path / "deid.jsonl"
+    result = CliRunner().invoke(radeid_app, ["deid", str(corpus), "-o", str(output), "--mode", "tag", "-q"])
+    assert result.exit_code == 0, result.output
+    texts, audit = read_pairs(output)
+
+    df = spark.read.schema(SCHEMA).json(str(corpus)).repartition(3)
+    config = Config.load(overrides={"mask": {"mode": "tag"}})
+    out = deidentify_dataframe(df, "text", "id", patient_col="patient_id", config=config)
+    assert out.schema["phi_spans"].dataType.simpleString() == (
+        "array<struct<start:int,end:int,category:string,subtype:string,source:string,score:double,"
+        "out_start:int,out_end:int>>"
+    )
+    assert set(out.columns) == {"id", "patient_id", "text", "site", "phi_spans"}
+    got_texts, got_spans = collected(out)
+    assert got_texts == texts and len(texts) == 80
+    assert {k: v for k, v in got_spans.items() if v} == dict(audit)
+    assert sum(len(v) for v in got_spans.values()) > 200
+
+
+def test_surrogates_match_the_single_machine_run_for_the_same_key(spark: Any, corpus: Path, tmp_path: Path) -> None:
+    pytest.importorskip("radeid.surrogate", reason="the surrogate engine is not available")
+    spec = PipelineSpec.surrogates(KEY, Config.load())
+    output = tmp_path / "deid.jsonl"
+    deidentify_path_parallel(spec, corpus, output, workers=1)  # what `radeid deid --mode surrogate` runs
+    texts, audit = read_pairs(output)
+    df = spark.read.schema(SCHEMA).json(str(corpus)).repartition(4)  # other partitions, other order: same output
+    got_texts, got_spans = collected(deidentify_dataframe(df, "text", "id", "patient_id", config=spec))
+    assert got_texts == texts
+    assert {k: v for k, v in got_spans.items() if v} == dict(audit)
+    other = PipelineSpec.surrogates(b"some other key, also 32 bytes..", Config.load())
+    other_texts, _ = collected(deidentify_dataframe(df, "text", "id", "patient_id", config=other))
+    assert sum(other_texts[k] != texts[k] for k in texts) > 60
+
+
+def test_spark_deid_command_writes_what_radeid_deid_writes(spark: Any, corpus: Path, tmp_path: Path) -> None:
+    pytest.importorskip("radeid.surrogate", reason="the surrogate engine is not available")
+    key_file = tmp_path / "site.key"
+    key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
+    reference = tmp_path / "deid.jsonl"
+    args = ["--mode", "surrogate", "--key-file", str(key_file)]
+    result = CliRunner().invoke(
+        radeid_app, ["deid", str(corpus), "-o", str(reference), "--keep-column", "site", "-q", *args]
+    )
+    assert result.exit_code == 0, result.output
+    texts, audit = read_pairs(reference)
+
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    register(app)
+    out = tmp_path / "spark-out.parquet"
+    result = CliRunner().invoke(
+        app, ["spark-deid", str(corpus), str(out), "--keep-column", "site", "--partitions", "3", *args]
+    )
+    assert result.exit_code == 0, result.output
+    frame = spark.read.parquet(str(out))
+    assert sorted(frame.columns) == ["id", "site", "text"]  # patient_id (maybe PHI) is not copied
+    rows = {r["id"]: r for r in frame.collect()}
+    assert {k: r["text"] for k, r in rows.items()} == texts
+    assert all(r["site"] == f"s{int(k[1:]) % 4}" for k, r in rows.items())
+    spark_audit: dict[str, list[dict]] = defaultdict(list)
+    for part in sorted(Path(f"{out}.audit").glob("part-*.json")):
+        for line in part.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            spark_audit[row.pop("doc_id")].append(row)
+    for rows_ in (spark_audit, audit):
+        for spans in rows_.values():
+            for span in spans:
+                span.setdefault("subtype", None)  # Spark's JSON writer leaves nulls out
+    assert {k: sorted(v, key=lambda s: s["start"]) for k, v in spark_audit.items()} == dict(audit)
+
+    again = CliRunner().invoke(app, ["spark-deid", str(corpus), str(out), *args])
+    assert again.exit_code == 1 and "already exists" in again.output  # never replaced without --overwrite
+    surrogate = CliRunner().invoke(app, ["spark-deid", str(corpus), str(tmp_path / "s")], env={"RADEID_KEY": ""})
+    assert surrogate.exit_code == 2 and "--key-file" in surrogate.output
+
+
+def test_integer_ids_null_texts_and_bad_columns(spark: Any) -> None:
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    schema = StructType(
+        [StructField("nid", LongType()), StructField("body", StringType()), StructField("n", LongType())]
+    )
+    df = spark.createDataFrame([(7, "MRN: 4455667 seen 03/04/2019.", 1), (8, None, 2)], schema)
+    config = Config.load(overrides={"mask": {"mode": "tag"}})
+    rows = {r["nid"]: r for r in deidentify_dataframe(df, "body", "nid", config=config).collect()}
+    from radeid.pipeline import Deidentifier
+
+    expected = Deidentifier(config).deidentify_text("MRN: 4455667 seen 03/04/2019.", doc_id="7")
+    assert rows[7]["body"] == expected.text and len(rows[7]["phi_spans"]) == len(expected.replacements) == 2
+    assert rows[8]["body"] is None and rows[8]["phi_spans"] == []
+    with pytest.raises(ConfigError, match="text column 'text' not found"):
+        deidentify_dataframe(df, "text", "nid")
+    with pytest.raises(ConfigError, match="has type bigint, not string"):
+        deidentify_dataframe(df, "n", "nid")
