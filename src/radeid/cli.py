@@ -126,6 +126,16 @@ OnErrorOpt = Annotated[
 BatchOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Documents per detection batch.")]
 AgeOpt = Annotated[int | None, typer.Option("--age-threshold", min=0, help="Ages above this are PHI (default 89).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary table.")]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model", help="Add the transformer detector with this model (ONNX or Hugging Face folder, or hub name)."
+    ),
+]
+ThresholdOpt = Annotated[
+    float | None,
+    typer.Option("--threshold", min=0.0, max=1.0, help="Model score from which a word piece is PHI (default 0.5)."),
+]
 
 
 def _overrides(
@@ -135,9 +145,16 @@ def _overrides(
     allow_list: list[Path] | None,
     batch_size: int | None,
     age_threshold: int | None,
+    model: str | None = None,
+    threshold: float | None = None,
 ) -> dict[str, Any]:
     """CLI flags as a config overlay; list flags add to what the config file already names."""
     overrides: dict[str, Any] = {}
+    if model:
+        overrides["transformer"] = {"model": model}
+        overrides["pipeline"] = {"detectors": ["transformer"]}
+    if threshold is not None:
+        overrides.setdefault("transformer", {})["threshold"] = threshold
     lexicon: dict[str, Any] = {}
     if hospital_list:
         lexicon["hospital_lists"] = [str(p) for p in hospital_list]
@@ -150,7 +167,7 @@ def _overrides(
     if allow_list:
         overrides["resolver"] = {"allow_lists": [str(p) for p in allow_list]}
     if batch_size:
-        overrides["pipeline"] = {"batch_size": batch_size}
+        overrides.setdefault("pipeline", {})["batch_size"] = batch_size
     if age_threshold is not None:
         overrides["rules"] = {"age_threshold": age_threshold}
     return overrides
@@ -163,7 +180,7 @@ def _load_config(config_path: Path | None, overrides: dict[str, Any]) -> Config:
         for key, value in values.items():
             current = getattr(getattr(base, section), key)
             if isinstance(value, list) and isinstance(current, tuple):
-                values[key] = [*current, *value]
+                values[key] = list(dict.fromkeys([*current, *value]))  # extend, without repeats
     return Config.load(config_path, overrides)
 
 
@@ -307,10 +324,12 @@ def deid(
     on_error: OnErrorOpt = OnErrorChoice.fail,
     batch_size: BatchOpt = None,
     age_threshold: AgeOpt = None,
+    model: ModelOpt = None,
+    threshold: ThresholdOpt = None,
     workers: Annotated[
-        int,
-        typer.Option("--workers", "-w", min=0, help="Worker processes; 0 = one per available core."),
-    ] = 1,
+        int | None,
+        typer.Option("--workers", "-w", min=1, help="Worker processes (default: one per available core)."),
+    ] = None,
     resume: Annotated[
         bool,
         typer.Option("--resume", help="Continue an interrupted run from its work folder beside the output."),
@@ -329,11 +348,13 @@ def deid(
 
       radeid deid notes.csv -o deid.csv --id-col note_id --text-col body --on-error skip
 
-      radeid deid big.jsonl -o deid.jsonl --workers 0 --resume
+      radeid deid big.jsonl -o deid.jsonl --workers 2 --resume
     """
     _check_input(input_path)
     try:
-        overrides = _overrides(hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold)
+        overrides = _overrides(
+            hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
+        )
         mask: dict[str, Any] = {"mode": mode.value} if mode is not Mode.surrogate else {}
         if mask_char is not None:
             mask["char"] = mask_char
@@ -360,7 +381,7 @@ def deid(
                 keep_state=keep_state,
             )
         spec = PipelineSpec(cfg, mode.value, key, surrogate_options)
-        if workers != 1:
+        if (workers or default_workers()) > 1:
             spec.build()  # fail fast here, with a clear error, rather than in every worker
         options = ReadOptions(
             id_col=id_col, text_col=text_col, patient_col=patient_col, keep_columns=tuple(keep_column or ())
@@ -415,6 +436,8 @@ def detect(
     on_error: OnErrorOpt = OnErrorChoice.fail,
     batch_size: BatchOpt = None,
     age_threshold: AgeOpt = None,
+    model: ModelOpt = None,
+    threshold: ThresholdOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Detect PHI without changing anything: write every resolved span (offsets, category, source, score).
@@ -422,10 +445,14 @@ def detect(
     Example:
 
       radeid detect examples/ -o spans.jsonl
+
+      radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
     """
     _check_input(input_path)
     try:
-        overrides = _overrides(hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold)
+        overrides = _overrides(
+            hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
+        )
         deidentifier = Deidentifier(_load_config(config, overrides))
         options = ReadOptions(id_col=id_col, text_col=text_col, patient_col=patient_col)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -310,6 +311,11 @@ def _spark_session(master: str | None) -> SparkSession:
     """The session: spark-submit's when launched by it; else local, on every core (Spark's default)."""
     from pyspark.sql import SparkSession
 
+    launched_by_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    if not launched_by_submit and (master is None or master.startswith("local")):
+        # Local executors are Python processes on this machine: make them this interpreter (the
+        # one radeid is installed in), not whatever `python3` is first on PATH.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("radeid")
     if master:
         builder = builder.master(master)
@@ -352,7 +358,10 @@ def register(app: typer.Typer) -> None:
 
         Example:
 
-          spark-submit --master yarn $(which radeid) spark-deid s3://b/notes/ s3://b/deid/ --mode surrogate
+          radeid spark-deid notes.parquet deid/ --master "local[2]" --key-file site.key
+
+          spark-submit --master yarn "$(python -c 'import radeid.__main__ as m; print(m.__file__)')" \\
+            spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
         """
         from radeid.keys import ENV_VAR, decode_key
 

@@ -220,3 +220,24 @@ def test_importing_radeid_imports_no_heavy_library() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
+
+
+def test_cli_model_option_adds_the_transformer_detector(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from radeid.cli import app
+
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"id": "a", "text": "Patient zebra was seen. Lungs clear."}\n', encoding="utf-8")
+    model = str(cached_model("marker-onnx"))
+    runner = CliRunner()
+    out = tmp_path / "out.jsonl"
+    run = runner.invoke(app, ["deid", str(source), "-o", str(out), "--mode", "tag", "-w", "1", "--model", model, "-q"])
+    assert run.exit_code == 0, run.output
+    assert '"Patient [PATIENT] was seen. Lungs clear."' in out.read_text(encoding="utf-8")
+    # a threshold above every score turns the model off: "zebra" is no name to the rules
+    out2 = tmp_path / "out2.jsonl"
+    args = ["deid", str(source), "-o", str(out2), "--mode", "tag", "-w", "1", "--model", model, "--threshold", "1.0"]
+    run = runner.invoke(app, [*args, "-q"])
+    assert run.exit_code == 0, run.output
+    assert "zebra" in out2.read_text(encoding="utf-8")
