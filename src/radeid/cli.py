@@ -33,6 +33,7 @@ from radeid.pipeline import Deidentifier
 from radeid.spark import register as register_spark
 from radeid.spec import PipelineSpec
 from radeid.surrogate import SurrogateOptions
+from radeid.synth.commands import register as register_synth
 from radeid.vault import VaultError, WrongKeyError, read_vault
 from radeid.wordlists import bundled_data_path
 
@@ -531,6 +532,7 @@ def default_config() -> None:
 register_evaluate(app)
 register_model(app)
 register_spark(app)
+register_synth(app)
 
 
 if __name__ == "__main__":  # pragma: no cover
