@@ -317,6 +317,11 @@ LOCATION_POSITIVE = [
     ),
     ("Office at Bahnhofstrasse 12 in town.", [("Bahnhofstrasse 12", "LOCATION", "STREET")]),
     ("Via Roma 131, Milano", [("Via Roma 131", "LOCATION", "STREET")]),
+    ("Location: Ward 808\nSex: F", [("808", "LOCATION", "ROOM")]),
+    ("LOCATION: BED 518", [("518", "LOCATION", "ROOM")]),
+    ("Transferred to Room 4B, then Rm. 12.", [("4B", "LOCATION", "ROOM"), ("12", "LOCATION", "ROOM")]),
+    ("0652 Roberts Viaduct", [("0652 Roberts Viaduct", "LOCATION", "STREET")]),
+    ("561 TIFFANY PRAIRIE", [("561 TIFFANY PRAIRIE", "LOCATION", "STREET")]),
 ]
 
 LOCATION_NEGATIVE = [
@@ -326,6 +331,9 @@ LOCATION_NEGATIVE = [
     "The patient is in no distress.",
     "Lesion 12345 in segment 4.",
     "Unit 3 of the ICU.",
+    "On room air. Bed rest for 2 days. Ward round at 9.",
+    "Bed 2 mg of morphine",
+    "Stable 2 Lung Field markings.",
 ]
 
 
@@ -461,6 +469,13 @@ NAME_POSITIVE = [
     ("Wife (Corinne Oyelaran, 541-555-0172) updated.", [("Corinne Oyelaran", "PATIENT"), ("541-555-0172", "PHONE")]),
     ("Questions to my assistant, Perpetua Lindgren, please.", [("Perpetua Lindgren", "HCW")]),
     ("Discussed with Dr. Amy Wu and Radiology.", [("Amy Wu", "HCW")]),
+    ("Signed: Wendy Perez Date: 18-Nov-2019", [("Wendy Perez", "HCW"), ("18-Nov-2019", "DATE")]),
+    ("Addended by Martin, Luis W on 09/02/2014", [("Martin, Luis W", "HCW"), ("09/02/2014", "DATE")]),
+    ("OPERATORS: HOWELL, ASHLEY C AND DR. LUNA", [("HOWELL, ASHLEY C", "HCW"), ("LUNA", "HCW")]),
+    ("FOLLOW-UP: with Brian Green in 1-2 weeks.", [("Brian Green", "HCW")]),
+    ("HISTORY OF PRESENT ILLNESS: Andrews is a 61 yo woman", [("Andrews", "PATIENT")]),
+    ("SPEARS IS A 50 Y/O MALE WITH COUGH", [("SPEARS", "PATIENT")]),
+    ("Jane Smith was a 61-year-old teacher.", [("Jane Smith", "PATIENT")]),
 ]
 
 NAME_NEGATIVE = [
@@ -468,6 +483,8 @@ NAME_NEGATIVE = [
     "Exam name: CHEST PA AND LATERAL",
     "XRAY CHEST PA AND LATERAL.",
     "Findings discussed with Surgery. Seen by Doppler examination.",
+    "Patient is a 45-year-old man. She is a 50 yo. This is a 3 year old.",
+    "Signed: see attestation. Follow-up with Cardiology in 2 weeks.",
     "Findings were discussed with the patient.",
     "2600 cc IV crystalloid.",
     "MR imaging of the brain. MS lesions. MR ANGIOGRAM.",

@@ -115,3 +115,12 @@ def test_vendors_get_invented_brands_with_generic_words_kept(vendor: str, kept: 
 def test_vendor_brand_word_is_consistent_across_mentions() -> None:
     a, b = run("Siemens Healthineers; a Siemens MAGNETOM", [("Siemens Healthineers", VEND), ("Siemens MAGNETOM", VEND)])
     assert a.split()[0] == b.split()[0] and a.split()[1] == "Healthineers"
+
+
+def test_room_and_bed_numbers_stay_numbers_of_the_same_shape() -> None:
+    text = "Location: Ward 808, Bed 4B; room 17"
+    doc, spans = doc_with(text, [("808", LOC), ("4B", LOC), ("17", LOC)], subtypes={"808": "ROOM", "4B": "ROOM"})
+    new = [r.new_text for r in SurrogateReplacer(KEY).replace(doc, spans).replacements]
+    assert re.fullmatch(r"\d{3}", new[0]) and new[0] != "808"
+    assert re.fullmatch(r"\d[A-Z]", new[1]) and new[1] != "4B"
+    assert re.fullmatch(r"\d{2}", new[2]) and new[2] != "17"  # a bare number, even without a subtype

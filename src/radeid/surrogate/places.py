@@ -259,6 +259,8 @@ class LocationGenerator:
         stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
         if subtype in ("CITY", "TOWN"):
             return self._segment(original, stream, ctx, force="city")
+        if subtype in ("ROOM", "BED") or (not any(c.isalpha() for c in original) and not _ZIP.fullmatch(original)):
+            return shape_scramble(original, stream)  # "Bed 289" -> "Bed 514", never a city name
         out = []
         for m in _SEGMENT.finditer(original):
             piece = m.group()
