@@ -132,6 +132,8 @@ def main() -> None:
     overrides: dict[str, Any] = {}
     if args.batch_size:
         overrides["pipeline"] = {"batch_size": args.batch_size}
+    if args.model is None and args.config is None:  # rules-only unless a model or config is named
+        overrides.setdefault("pipeline", {})["detectors"] = ["rules", "lexicon"]
     if args.model is not None:
         base = Config.load(args.config)
         detectors = [*base.pipeline.detectors, *(() if "transformer" in base.pipeline.detectors else ("transformer",))]

@@ -12,7 +12,8 @@ from radeid.config import Config, ConfigError
 
 def test_defaults_load() -> None:
     config = Config.load()
-    assert config.pipeline.detectors == ("rules", "lexicon")
+    assert config.pipeline.detectors == ("rules", "lexicon", "transformer")
+    assert config.transformer.model == "bundled" and config.transformer.check_forms
     assert config.rules.age_threshold == 89
     assert config.mask.mode == "mask"
     assert config.resolver.category_priority[Category.EMAIL] > config.resolver.category_priority[Category.VENDOR]

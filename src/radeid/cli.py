@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from enum import Enum
@@ -34,6 +35,7 @@ from radeid.spark import register as register_spark
 from radeid.spec import PipelineSpec
 from radeid.surrogate import SurrogateOptions
 from radeid.synth.commands import register as register_synth
+from radeid.train.commands import register as register_train
 from radeid.vault import VaultError, WrongKeyError, read_vault
 from radeid.wordlists import bundled_data_path
 
@@ -133,6 +135,9 @@ ModelOpt = Annotated[
         "--model", help="Add the transformer detector with this model (ONNX or Hugging Face folder, or hub name)."
     ),
 ]
+NoModelOpt = Annotated[
+    bool, typer.Option("--no-model", help="Rules and word lists only: no transformer model (about 50x faster).")
+]
 ThresholdOpt = Annotated[
     float | None,
     typer.Option("--threshold", min=0.0, max=1.0, help="Model score from which a word piece is PHI (default 0.5)."),
@@ -174,7 +179,15 @@ def _overrides(
     return overrides
 
 
-def _load_config(config_path: Path | None, overrides: dict[str, Any]) -> Config:
+def _load_config(config_path: Path | None, overrides: dict[str, Any], no_model: bool = False) -> Config:
+    config = _merged_config(config_path, overrides)
+    if no_model:
+        detectors = tuple(d for d in config.pipeline.detectors if d != "transformer")
+        config = dataclasses.replace(config, pipeline=dataclasses.replace(config.pipeline, detectors=detectors))
+    return config
+
+
+def _merged_config(config_path: Path | None, overrides: dict[str, Any]) -> Config:
     base = Config.load(config_path)
     # List flags extend the lists of the loaded config rather than replace them.
     for section, values in overrides.items():
@@ -326,6 +339,7 @@ def deid(
     batch_size: BatchOpt = None,
     age_threshold: AgeOpt = None,
     model: ModelOpt = None,
+    no_model: NoModelOpt = False,
     threshold: ThresholdOpt = None,
     workers: Annotated[
         int | None,
@@ -362,7 +376,7 @@ def deid(
         if mask_length is not None:
             mask["fixed_length"] = mask_length
         overrides["mask"] = mask
-        cfg = _load_config(config, overrides)
+        cfg = _load_config(config, overrides, no_model)
         key = None
         if mode is Mode.surrogate or vault is not None:
             key, note = resolve_key(key_file, output.resolve().parent)
@@ -438,6 +452,7 @@ def detect(
     batch_size: BatchOpt = None,
     age_threshold: AgeOpt = None,
     model: ModelOpt = None,
+    no_model: NoModelOpt = False,
     threshold: ThresholdOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -454,7 +469,7 @@ def detect(
         overrides = _overrides(
             hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
         )
-        deidentifier = Deidentifier(_load_config(config, overrides))
+        deidentifier = Deidentifier(_load_config(config, overrides, no_model))
         options = ReadOptions(id_col=id_col, text_col=text_col, patient_col=patient_col)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
@@ -533,6 +548,7 @@ register_evaluate(app)
 register_model(app)
 register_spark(app)
 register_synth(app)
+register_train(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -78,6 +78,7 @@ class TransformerConfig:
     max_length: int = 0
     stride: int = 128
     threads: int = 0
+    check_forms: bool = True
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ class Resolver:
         kept = [s for s in spans if s.score >= self.config.min_score and s.end <= len(text)]
         if self.config.extend_to_word_boundaries:
             kept = [extend_to_word_boundaries(text, s) for s in kept]
-        kept = [s for s in kept if not self._allowed(text, s)]
+        # A span of punctuation alone ("," or "/" between two names) hides nothing; models emit them.
+        kept = [s for s in kept if any(ch.isalnum() for ch in text[s.start : s.end]) and not self._allowed(text, s)]
         merged = merge_overlaps(kept, self.rank)
         return merge_touching(text, merged, self.merge_categories)
 

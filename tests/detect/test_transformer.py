@@ -179,7 +179,7 @@ def test_missing_or_incomplete_folders(tmp_path: Path) -> None:
 
 def test_pipeline_builds_the_transformer_detector_from_config() -> None:
     with pytest.raises(ConfigError, match="transformer.model"):
-        Deidentifier(Config.load(overrides={"pipeline": {"detectors": ["transformer"]}}))
+        Deidentifier(Config.load(overrides={"pipeline": {"detectors": ["transformer"]}, "transformer": {"model": ""}}))
     config = Config.load(
         overrides={
             "pipeline": {"detectors": ["rules", "transformer"]},

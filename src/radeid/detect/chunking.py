@@ -46,7 +46,9 @@ class WindowScorer(Protocol):
 
     `score_windows` gets the content ids of each window (no special tokens) and returns, for each,
     an array of shape `(len(window), n_labels)` (probabilities for real models). It may reorder and
-    batch internally but must answer in input order.
+    batch internally but must answer in input order. Scorers of models that read word shapes
+    (`radeid.detect.shapes`) take the windows' shape ids as a second argument; `score_documents`
+    passes it only when given shape ids, so one-argument scorers keep working.
     """
 
     def score_windows(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]: ...
@@ -166,12 +168,24 @@ def score_documents(
     token_ids: Sequence[Sequence[int]],
     plans: Sequence[Sequence[Window]],
     scorer: WindowScorer,
+    shape_ids: Sequence[Sequence[int]] | None = None,
 ) -> list[np.ndarray]:
-    """Score every window of every document in one scorer call (so it can batch across documents)."""
+    """Score every window of every document in one scorer call (so it can batch across documents).
+
+    `shape_ids` (one per token, see `radeid.detect.shapes`) are cut into the same windows and
+    passed as the scorer's second argument; only models that declare word shapes get them, so
+    scorers that take one argument keep working.
+    """
     flat: list[Sequence[int]] = []
     for ids, plan in zip(token_ids, plans, strict=True):
         flat.extend(ids[w.start : w.end] for w in plan)
-    flat_scores = scorer.score_windows(flat) if flat else []
+    if shape_ids is not None:
+        flat_shapes: list[Sequence[int]] = []
+        for shapes, plan in zip(shape_ids, plans, strict=True):
+            flat_shapes.extend(shapes[w.start : w.end] for w in plan)
+        flat_scores = scorer.score_windows(flat, flat_shapes) if flat else []  # type: ignore[call-arg]
+    else:
+        flat_scores = scorer.score_windows(flat) if flat else []
     if len(flat_scores) != len(flat):
         raise ValueError(f"scorer returned {len(flat_scores)} results for {len(flat)} windows")
     width = flat_scores[0].shape[1] if flat_scores else 0

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,8 @@ import numpy as np
 from radeid.categories import Category, split_label
 from radeid.config import ConfigError, TransformerConfig
 from radeid.detect.chunking import Window, WindowScorer, boundary_strengths, plan_windows, score_documents
+from radeid.detect.shapes import CONFIG_KEY as SHAPE_CONFIG_KEY
+from radeid.detect.shapes import shape_spec, word_shapes
 from radeid.document import Document, Span
 from radeid.labelmaps import IGNORE, load_label_map
 from radeid.resolve import extend_to_word_boundaries
@@ -353,7 +356,13 @@ ATTENTION_CELLS = 4 * 512 * 512
 
 
 class _BatchScorer:
-    """Shared batching: windows sorted by length, padded per batch, answers in input order."""
+    """Shared batching: windows sorted by length, padded per batch, answers in input order.
+
+    `uses_shapes` is true for models trained with word-shape ids (`radeid.detect.shapes`): they
+    get a third input, `shape_ids`, aligned with `input_ids` (0 on special tokens and padding).
+    """
+
+    uses_shapes: bool = False
 
     def __init__(self, tokenizer: PieceTokenizer, batch_size: int, attention_cells: int = ATTENTION_CELLS) -> None:
         if batch_size < 1:
@@ -380,11 +389,19 @@ class _BatchScorer:
             batches.append(current)
         return batches
 
-    def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray, shape_ids: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
-    def logits_windows(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
-        """Raw logits per window, special-token positions removed: shape `(len(window), n_labels)`."""
+    def logits_windows(
+        self, windows: Sequence[Sequence[int]], shapes: Sequence[Sequence[int]] | None = None
+    ) -> list[np.ndarray]:
+        """Raw logits per window, special-token positions removed: shape `(len(window), n_labels)`.
+
+        `shapes` (one shape id per window token) is required by models that use word shapes and
+        ignored by the others.
+        """
+        if self.uses_shapes and shapes is None:
+            raise ValueError("this model takes word-shape ids: pass shapes (see radeid.detect.shapes)")
         out: list[np.ndarray | None] = [None] * len(windows)
         head = len(self.tokenizer.prefix)
         for batch in self.batches([len(w) for w in windows]):
@@ -392,16 +409,21 @@ class _BatchScorer:
             width = max(len(r) for r in rows)
             input_ids = np.full((len(rows), width), self.tokenizer.pad_id, dtype=np.int64)
             attention_mask = np.zeros((len(rows), width), dtype=np.int64)
+            shape_ids = np.zeros((len(rows), width), dtype=np.int64) if self.uses_shapes else None
             for r, row in enumerate(rows):
                 input_ids[r, : len(row)] = row
                 attention_mask[r, : len(row)] = 1
-            logits = self._run(input_ids, attention_mask)
+                if shape_ids is not None and shapes is not None:
+                    shape_ids[r, head : head + len(windows[batch[r]])] = shapes[batch[r]]
+            logits = self._run(input_ids, attention_mask, shape_ids)
             for r, i in enumerate(batch):
                 out[i] = np.ascontiguousarray(logits[r, head : head + len(windows[i])], dtype=np.float32)
         return out  # type: ignore[return-value]
 
-    def score_windows(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
-        return [_softmax(x) for x in self.logits_windows(windows)]
+    def score_windows(
+        self, windows: Sequence[Sequence[int]], shapes: Sequence[Sequence[int]] | None = None
+    ) -> list[np.ndarray]:
+        return [_softmax(x) for x in self.logits_windows(windows, shapes)]
 
 
 class OnnxScorer(_BatchScorer):
@@ -442,21 +464,25 @@ class OnnxScorer(_BatchScorer):
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ModelLoadError(f"onnxruntime could not load {path}: {exc}") from None
         self.input_names = [i.name for i in self.session.get_inputs()]
-        known = {"input_ids", "attention_mask", "token_type_ids"}
+        known = {"input_ids", "attention_mask", "token_type_ids", "shape_ids"}
         extra = [name for name in self.input_names if name not in known]
         if "input_ids" not in self.input_names or extra:
             raise ModelLoadError(
-                f"{path} has inputs {self.input_names}; radeid feeds input_ids, attention_mask, token_type_ids"
+                f"{path} has inputs {self.input_names}; radeid feeds input_ids, attention_mask, token_type_ids "
+                "and (for models trained with word shapes) shape_ids"
             )
+        self.uses_shapes = "shape_ids" in self.input_names
         outputs = [o.name for o in self.session.get_outputs()]
         self.output_name = "logits" if "logits" in outputs else outputs[0]
 
-    def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray, shape_ids: np.ndarray | None) -> np.ndarray:
         feed: dict[str, np.ndarray] = {"input_ids": input_ids}
         if "attention_mask" in self.input_names:
             feed["attention_mask"] = attention_mask
         if "token_type_ids" in self.input_names:
             feed["token_type_ids"] = np.zeros_like(input_ids)
+        if self.uses_shapes:
+            feed["shape_ids"] = shape_ids if shape_ids is not None else np.zeros_like(input_ids)
         return self.session.run([self.output_name], feed)[0]
 
 
@@ -470,9 +496,11 @@ class TorchScorer(_BatchScorer):
         self.torch = torch
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
-        self.uses_token_types = "token_type_ids" in _forward_parameters(model)
+        parameters = _forward_parameters(model)
+        self.uses_token_types = "token_type_ids" in parameters
+        self.uses_shapes = bool(getattr(model, "uses_shapes", False)) and "shape_ids" in parameters
 
-    def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray, shape_ids: np.ndarray | None) -> np.ndarray:
         torch = self.torch
         inputs = {
             "input_ids": torch.from_numpy(input_ids).to(self.device),
@@ -480,6 +508,9 @@ class TorchScorer(_BatchScorer):
         }
         if self.uses_token_types:
             inputs["token_type_ids"] = torch.zeros_like(inputs["input_ids"])
+        if self.uses_shapes:
+            shapes = shape_ids if shape_ids is not None else np.zeros_like(input_ids)
+            inputs["shape_ids"] = torch.from_numpy(shapes).to(self.device)
         with torch.inference_mode():
             logits = self.model(**inputs).logits
         return logits.float().cpu().numpy()
@@ -588,6 +619,47 @@ def choose_backend(model: str | os.PathLike[str], backend: str = "auto") -> str:
     )
 
 
+_MONTH_OR_DAY = re.compile(
+    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
+    r"christmas|thanksgiving|easter|new year)"
+)
+
+
+def plausible(text: str, span: Span) -> bool:
+    """Whether a model span has the form its category needs.
+
+    Categories with a formal shape are checked, because models trained on synthetic data fire on
+    look-alikes in real prose ("786.2" codes as phones, "/" as a date, "today" as a date): a
+    phone has at least 7 digits, an ID, IP or AGE a digit, a date a digit or a month or day name.
+    Names, places and vendors are not checked (they have no shape).
+    """
+    piece = text[span.start : span.end]
+    category = span.category
+    if category is Category.PHONE:
+        return sum(ch.isdigit() for ch in piece) >= 7
+    if category in (Category.ID, Category.IP, Category.AGE):
+        return any(ch.isdigit() for ch in piece)
+    if category is Category.DATE:
+        return any(ch.isdigit() for ch in piece) or _MONTH_OR_DAY.search(piece) is not None
+    return any(ch.isalnum() for ch in piece)
+
+
+#: `transformer.model` value that names the model bundled with radeid (`src/radeid/models/default`).
+BUNDLED_MODEL = "bundled"
+
+
+def bundled_model_path() -> Path:
+    """The folder of the bundled default model (ONNX int8, shipped in the package)."""
+    return Path(__file__).resolve().parent.parent / "models" / "default"
+
+
+def resolve_model(model: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """`"bundled"` means the model shipped with radeid, unless a folder of that name exists here."""
+    if str(model) == BUNDLED_MODEL and not Path(BUNDLED_MODEL).is_dir():
+        return bundled_model_path()
+    return model
+
+
 def load_model(
     model: str | os.PathLike[str],
     *,
@@ -598,6 +670,7 @@ def load_model(
     onnx_file: str | None = None,
 ) -> LoadedModel:
     """Resolve a folder or hub name to a tokenizer, a scorer, the labels and the length limit."""
+    model = resolve_model(model)
     chosen = choose_backend(model, backend)
     if chosen == "onnx":
         return _load_onnx(Path(model), batch_size, threads, device, onnx_file)
@@ -630,7 +703,16 @@ def _load_onnx(folder: Path, batch_size: int, threads: int | None, device: str, 
         raise ModelLoadError(f"{folder} names no labels: expected {METADATA_FILE} (labels) or config.json (id2label)")
     config = read_json(folder / "config.json")
     tokenizer = PieceTokenizer(_load_tokenizer_file(folder / TOKENIZER_FILE), _pad_from_config(config))
+    metadata = read_json(folder / METADATA_FILE) or {}
+    if str(metadata.get("quantization", "")).startswith("int8-dynamic") and onnx_file in (None, ONNX_FILE):
+        # Dynamic quantization scales activations over the whole input tensor, so a window's
+        # scores would depend on the windows batched (and padded) with it: the same document
+        # could come out differently in a Spark partition and in a local run. One window per call
+        # keeps every result a function of the window alone.
+        batch_size = 1
     scorer = OnnxScorer(path, tokenizer, batch_size=batch_size, threads=threads, device=device)
+    if scorer.uses_shapes:
+        _check_shape_version(folder, read_json(folder / METADATA_FILE) or config)
     return LoadedModel(
         source=str(folder),
         backend="onnx",
@@ -640,6 +722,15 @@ def _load_onnx(folder: Path, batch_size: int, threads: int | None, device: str, 
         max_length=model_max_length(folder, config),
         metadata=read_json(folder / METADATA_FILE),
     )
+
+
+def _check_shape_version(folder: Path, config: Mapping[str, Any]) -> None:
+    """A model trained with another word-shape table would get wrong ids: refuse it."""
+    try:
+        if shape_spec(config) is None:
+            raise ModelLoadError(f"{folder}: the model takes shape_ids but its config declares no {SHAPE_CONFIG_KEY}")
+    except ValueError as exc:
+        raise ModelLoadError(f"{folder}: {exc}") from None
 
 
 def _pad_from_config(config: Mapping[str, Any]) -> int | None:
@@ -673,7 +764,13 @@ def _load_torch(model: str, batch_size: int, threads: int | None, device: str) -
         torch.set_num_threads(int(threads))
     tokenizer_limit: int | None = None
     try:
-        hf_model = transformers.AutoModelForTokenClassification.from_pretrained(str(folder) if local else model)
+        if local and SHAPE_CONFIG_KEY in read_json(folder / "config.json"):
+            _check_shape_version(folder, read_json(folder / "config.json"))
+            from radeid.train.model import ShapeTokenClassifier
+
+            hf_model = ShapeTokenClassifier.from_pretrained(folder)
+        else:
+            hf_model = transformers.AutoModelForTokenClassification.from_pretrained(str(folder) if local else model)
         if local and (folder / TOKENIZER_FILE).exists():
             backend_tokenizer = _load_tokenizer_file(folder / TOKENIZER_FILE)
         else:
@@ -740,8 +837,11 @@ class TransformerDetector:
     `1 - P(O)` per word piece; `batch_size` windows per inference call; `max_length` word pieces
     per window including special tokens (default and upper bound: the model's own limit);
     `stride` overlap between windows; `threads` CPU threads (ONNX session, or torch's global
-    setting); `device` cpu/cuda; `onnx_file` to pick one of several `.onnx` files in a folder.
+    setting); `device` cpu/cuda; `onnx_file` to pick one of several `.onnx` files in a folder;
+    `check_forms` drops spans whose text cannot be their category (see `plausible`).
     """
+
+    check_forms: bool = False
 
     def __init__(
         self,
@@ -758,7 +858,9 @@ class TransformerDetector:
         device: str = "cpu",
         onnx_file: str | None = None,
         name: str = "transformer",
+        check_forms: bool = False,
     ) -> None:
+        self.check_forms = check_forms
         if not str(model):
             raise ModelLoadError("no model given (transformer.model is empty)")
         _check_options(threshold, stride)
@@ -829,6 +931,7 @@ class TransformerDetector:
             stride=config.stride,
             threads=config.threads or None,
             device=config.device,
+            check_forms=config.check_forms,
         )
 
     @property
@@ -851,7 +954,10 @@ class TransformerDetector:
             plan_windows(len(ids), self.max_tokens, self.stride, boundary_strengths(text, offsets))
             for text, (ids, offsets) in zip(texts, encoded, strict=True)
         ]
-        probs = score_documents([ids for ids, _ in encoded], plans, self.loaded.scorer)
+        shapes = None
+        if getattr(self.loaded.scorer, "uses_shapes", False):
+            shapes = [word_shapes(text, offsets) for text, (_, offsets) in zip(texts, encoded, strict=True)]
+        probs = score_documents([ids for ids, _ in encoded], plans, self.loaded.scorer, shapes)
         n_labels = len(self.labels)
         return [
             (offsets, p if len(ids) else np.zeros((0, n_labels), dtype=np.float32))
@@ -863,6 +969,10 @@ class TransformerDetector:
             return []
         texts = [doc.text for doc in docs]
         return [
-            self.decoder.decode(text, offsets, probs, self.threshold, self.name)
+            [
+                s
+                for s in self.decoder.decode(text, offsets, probs, self.threshold, self.name)
+                if not self.check_forms or plausible(text, s)
+            ]
             for text, (offsets, probs) in zip(texts, self.token_probabilities(texts), strict=True)
         ]

@@ -34,6 +34,8 @@ import numpy as np
 
 from radeid import __version__
 from radeid.detect.chunking import plan_windows
+from radeid.detect.shapes import CONFIG_KEY as SHAPE_CONFIG_KEY
+from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer import (
     METADATA_FILE,
     ONNX_FILE,
@@ -134,11 +136,16 @@ def compare_logits(reference: Sequence[np.ndarray], candidate: Sequence[np.ndarr
     return AgreementStats(tokens=int(ref.shape[0]), max_logit_diff=diff, agreement=agreement)
 
 
-def _sample_windows(loaded: Any, texts: Sequence[str], max_tokens: int) -> list[list[int]]:
+def _sample_windows(loaded: Any, texts: Sequence[str], max_tokens: int) -> tuple[list[list[int]], list[list[int]]]:
+    """Word-piece windows of the sample text and, aligned with them, their word-shape ids."""
     windows: list[list[int]] = []
-    for ids, _ in loaded.tokenizer.encode(texts):
-        windows.extend(list(ids[w.start : w.end]) for w in plan_windows(len(ids), max_tokens, max_tokens // 4))
-    return windows
+    shapes: list[list[int]] = []
+    for text, (ids, offsets) in zip(texts, loaded.tokenizer.encode(texts), strict=True):
+        text_shapes = word_shapes(text, offsets)
+        for w in plan_windows(len(ids), max_tokens, max_tokens // 4):
+            windows.append(list(ids[w.start : w.end]))
+            shapes.append(text_shapes[w.start : w.end])
+    return windows, shapes
 
 
 def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length: int, opset: int | None) -> None:
@@ -160,7 +167,23 @@ def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length:
                 kwargs["token_type_ids"] = token_type_ids
             return self.model(**kwargs).logits
 
-    wrapper = LogitsOnly(scorer.model, scorer.uses_token_types).eval()
+    class LogitsWithShapes(torch.nn.Module):
+        """The same for models that read word shapes: `shape_ids` becomes a graph input."""
+
+        def __init__(self, model: torch.nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, shape_ids: torch.Tensor
+        ) -> torch.Tensor:
+            return self.model(input_ids=input_ids, attention_mask=attention_mask, shape_ids=shape_ids).logits
+
+    wrapper: torch.nn.Module
+    if scorer.uses_shapes:
+        wrapper = LogitsWithShapes(scorer.model).eval()
+    else:
+        wrapper = LogitsOnly(scorer.model, scorer.uses_token_types).eval()
     row = scorer.tokenizer.wrap(sample[: max(4, min(len(sample), max_length - scorer.tokenizer.n_special))])
     while len(row) < 8:
         row.append(scorer.tokenizer.pad_id)
@@ -171,7 +194,10 @@ def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length:
     sequence = torch.export.Dim("sequence", min=1, max=max_length)
     names = ["input_ids", "attention_mask"]
     args: tuple[torch.Tensor, ...] = (input_ids, attention_mask)
-    if scorer.uses_token_types:
+    if scorer.uses_shapes:
+        names.append("shape_ids")
+        args = (*args, (input_ids % 5) * attention_mask)  # any ids in range; values do not shape the graph
+    elif scorer.uses_token_types:
         names.append("token_type_ids")
         args = (*args, torch.zeros_like(input_ids))
     dynamic = {name: {0: batch, 1: sequence} for name in names}
@@ -262,10 +288,10 @@ def export_model(
     torch_scorer = loaded.scorer
     assert isinstance(torch_scorer, TorchScorer)
     max_tokens = loaded.max_length - loaded.tokenizer.n_special
-    windows = _sample_windows(loaded, list(samples) if samples else list(SAMPLE_TEXTS), max_tokens)
+    windows, shapes = _sample_windows(loaded, list(samples) if samples else list(SAMPLE_TEXTS), max_tokens)
     if not windows:
         raise ExportError("the sample text has no word pieces")
-    reference = torch_scorer.logits_windows(windows)
+    reference = torch_scorer.logits_windows(windows, shapes)
 
     dst.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
@@ -273,7 +299,9 @@ def export_model(
         fp32_path = work / "model_fp32.onnx"
         _export_onnx(torch_scorer, fp32_path, max(windows, key=len), loaded.max_length, opset)
         fp32 = OnnxScorer(fp32_path, loaded.tokenizer, batch_size=8)
-        fp32_logits = fp32.logits_windows(windows)
+        if fp32.uses_shapes != torch_scorer.uses_shapes:
+            raise ExportError("the ONNX graph's inputs do not match the model's (shape_ids)")
+        fp32_logits = fp32.logits_windows(windows, shapes)
         report = ExportReport(
             dst=dst,
             labels=loaded.labels,
@@ -286,7 +314,7 @@ def export_model(
         if quantize == "int8":
             int8_path = work / "model_int8.onnx"
             _quantize_int8(fp32_path, int8_path)
-            int8_logits = OnnxScorer(int8_path, loaded.tokenizer, batch_size=8).logits_windows(windows)
+            int8_logits = OnnxScorer(int8_path, loaded.tokenizer, batch_size=8).logits_windows(windows, shapes)
             report.int8_vs_torch = compare_logits(reference, int8_logits)
             report.int8_vs_fp32 = compare_logits(fp32_logits, int8_logits)
             _check(report.int8_vs_torch, "int8 ONNX", max_disagreement)
@@ -299,7 +327,8 @@ def export_model(
         torch_scorer.model.config.to_json_file(str(work / "config.json"))
         report.files = {p.name: p.stat().st_size for p in sorted(work.iterdir()) if p.is_file()}
         report.seconds = time.perf_counter() - started
-        _write_metadata(work / METADATA_FILE, str(src), report, max_disagreement)
+        shape_features = getattr(torch_scorer.model.config, SHAPE_CONFIG_KEY, None)
+        _write_metadata(work / METADATA_FILE, str(src), report, max_disagreement, shape_features)
         report.files[METADATA_FILE] = (work / METADATA_FILE).stat().st_size
         if dst.exists():
             shutil.rmtree(dst)
@@ -318,7 +347,9 @@ def _check(stats: AgreementStats, what: str, max_disagreement: float) -> None:
         )
 
 
-def _write_metadata(path: Path, source: str, report: ExportReport, max_disagreement: float) -> None:
+def _write_metadata(
+    path: Path, source: str, report: ExportReport, max_disagreement: float, shape_features: Any = None
+) -> None:
     def stats(value: AgreementStats | None) -> dict[str, Any] | None:
         return None if value is None else asdict(value)
 
@@ -331,6 +362,7 @@ def _write_metadata(path: Path, source: str, report: ExportReport, max_disagreem
         "max_length": report.max_length,
         "quantization": "int8-dynamic-per-channel" if report.quantize == "int8" else None,
         "exporter": "torch.onnx dynamo",
+        **({SHAPE_CONFIG_KEY: dict(shape_features)} if shape_features else {}),
         "verification": {
             "max_disagreement": max_disagreement,
             "fp32_vs_torch": stats(report.fp32_vs_torch),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from radeid.detect.shapes import CONFIG_KEY as SHAPE_CONFIG_KEY
 from radeid.detect.transformer import (
     METADATA_FILE,
     ONNX_FILE,
@@ -46,6 +47,7 @@ class ModelInfo:
     files: dict[str, int] = field(default_factory=dict)
     verification: Mapping[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
+    shape_features: Mapping[str, Any] | None = None
 
     @property
     def size_bytes(self) -> int:
@@ -60,6 +62,11 @@ class ModelInfo:
             f"max length: {self.max_length} word pieces per window (special tokens included)",
             f"labels ({len(self.labels)}, {self.scheme.upper()}): {', '.join(self.labels)}",
         ]
+        if self.shape_features:
+            out.append(
+                f"inputs: word pieces + word shapes (casing; version {self.shape_features.get('version')}, "
+                f"embedding size {self.shape_features.get('dim')})"
+            )
         if self.categories:
             mapped = ", ".join(f"{label} -> {cat}" for label, cat in self.categories.items())
             out.append(f"radeid categories: {mapped}")
@@ -123,6 +130,7 @@ def model_info(path: str | os.PathLike[str], label_map: str | None = None) -> Mo
         files=files,
         verification=meta.get("verification"),
         problems=problems,
+        shape_features=meta.get(SHAPE_CONFIG_KEY) or config.get(SHAPE_CONFIG_KEY),
     )
 
 
