@@ -224,6 +224,10 @@ def _named_files(config: Config) -> dict[str, str]:
         if not text or len(text) > 4096 or "\n" in text:
             continue
         path = Path(text)
+        if text == "bundled" and not path.exists():  # the model shipped with radeid (transformer.model)
+            from radeid.detect.transformer import bundled_model_path
+
+            path = bundled_model_path()
         try:
             if path.is_file():
                 found[text] = _file_digest(path)
