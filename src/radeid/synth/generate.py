@@ -110,6 +110,20 @@ def _age_text(b: DocBuilder, ctx: _Ctx) -> DocBuilder:
     return b.text(ctx.rng.choice(("-year-old ", " year old ", " y/o ", " yo ")))
 
 
+def _address(f: Fakes, city_state_zip: tuple[str, str, str]) -> list[object]:
+    """Street, city, state and ZIP pieces of one address line, each its own LOCATION span."""
+    city, state, zip_ = city_state_zip
+    return [
+        (f.street(), C.LOCATION, "STREET"),
+        ", ",
+        (city, C.LOCATION, "CITY"),
+        ", ",
+        (state, C.LOCATION, "STATE"),
+        " ",
+        (zip_, C.LOCATION, "ZIP"),
+    ]
+
+
 def _header(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
     r, f = ctx.rng, ctx.fakes
     if r.random() < 0.6:
@@ -117,16 +131,7 @@ def _header(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         if r.random() < 0.5:
             b.line((f.department(), C.HOSPITAL, "DEPARTMENT"))
         if r.random() < 0.35:
-            city, state, zip_ = f.city_state_zip()
-            b.line(
-                (f.street(), C.LOCATION, "STREET"),
-                ", ",
-                (city, C.LOCATION, "CITY"),
-                ", ",
-                (state, C.LOCATION, "STATE"),
-                " ",
-                (zip_, C.LOCATION, "ZIP"),
-            )
+            b.line(*_address(f, f.city_state_zip()))
         if r.random() < 0.3:
             b.line("Tel ", (f.phone(), C.PHONE), "  Fax ", (f.phone(), C.PHONE, "FAX"))
         b.newline()
@@ -148,19 +153,8 @@ def _header(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         lines.append([r.choice(("Exam Date: ", "Date of Service: ", "Study Date: ", "DATE: ")), "EXAM"])
         lines.append([r.choice(("Referring Physician: ", "Ordering Provider: ", "Referred by: ")), "REFERRER"])
     if r.random() < 0.15:
-        city, state, zip_ = f.city_state_zip()
-        lines.append(
-            [
-                r.choice(("Address: ", "Patient address: ")),
-                (f.street(), C.LOCATION, "STREET"),
-                ", ",
-                (city, C.LOCATION, "CITY"),
-                ", ",
-                (state, C.LOCATION, "STATE"),
-                " ",
-                (zip_, C.LOCATION, "ZIP"),
-            ]
-        )
+        city_state_zip = f.city_state_zip()  # before the label's draw: same documents for a seed as before
+        lines.append([r.choice(("Address: ", "Patient address: ")), *_address(f, city_state_zip)])
     if r.random() < 0.1:
         lines.append([r.choice(("Home phone: ", "Contact: ", "Phone: ")), (f.phone(), C.PHONE)])
     if r.random() < 0.2:
