@@ -52,9 +52,23 @@ class ResolverConfig:
     allow_lists: tuple[str, ...] = ()
     min_score: float = 0.0
     extend_to_word_boundaries: bool = True
+    split_fields: bool = True
+    protected: bool = True
+    strong_sources: tuple[str, ...] = ()
+    form_check_sources: tuple[str, ...] = ()
     merge_categories: tuple[Category, ...] = ()
     source_priority: Mapping[str, int] = field(default_factory=dict)
     category_priority: Mapping[Category, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProtectedConfig:
+    """Text that is never PHI (`radeid/data/protected/*.toml` plus the user's own files)."""
+
+    include_bundled: bool = True
+    extra_files: tuple[str, ...] = ()
+    disabled_classes: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,7 @@ class Config:
     rules: RulesConfig = field(default_factory=RulesConfig)
     lexicon: LexiconConfig = field(default_factory=LexiconConfig)
     resolver: ResolverConfig = field(default_factory=ResolverConfig)
+    protected: ProtectedConfig = field(default_factory=ProtectedConfig)
     mask: MaskConfig = field(default_factory=MaskConfig)
     transformer: TransformerConfig = field(default_factory=TransformerConfig)
 
@@ -110,6 +125,7 @@ class Config:
             "rules": _section(RulesConfig, data.get("rules", {}), "rules"),
             "lexicon": _section(LexiconConfig, data.get("lexicon", {}), "lexicon"),
             "resolver": _resolver(data.get("resolver", {})),
+            "protected": _section(ProtectedConfig, data.get("protected", {}), "protected"),
             "mask": _section(MaskConfig, data.get("mask", {}), "mask"),
             "transformer": _section(TransformerConfig, data.get("transformer", {}), "transformer"),
         }
@@ -204,6 +220,10 @@ def _resolver(data: Mapping[str, Any]) -> ResolverConfig:
         allow_lists=base.allow_lists,
         min_score=float(base.min_score),
         extend_to_word_boundaries=base.extend_to_word_boundaries,
+        split_fields=base.split_fields,
+        protected=base.protected,
+        strong_sources=base.strong_sources,
+        form_check_sources=base.form_check_sources,
         merge_categories=merge,
         source_priority=source_priority,
         category_priority=category_priority,

@@ -58,7 +58,7 @@ class Deidentifier:
         if detectors is None:
             detectors = [build_detector(name, self.config) for name in self.config.pipeline.detectors]
         self.detectors = list(detectors)
-        self.resolver = Resolver(self.config.resolver)
+        self.resolver = Resolver.from_config(self.config)
         self.replacer: Replacer = replacer or MaskReplacer(self.config.mask)
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]:

@@ -1,20 +1,34 @@
 """The one place that settles conflicts between detectors.
 
 Detectors propose overlapping, possibly ragged spans; the resolver returns one clean, sorted,
-non-overlapping set per document. Steps, in order: drop low scores, grow spans to whole words,
-drop allow-listed terms, merge overlapping spans (the highest-priority span names the category,
-the merged extent is the union so no detected character is lost), then merge touching spans of
-one category that are separated only by spaces or tabs (never a line break).
+non-overlapping set per document. Steps, in order:
+
+1. drop low scores; grow spans that stop inside a word to the whole word (and a person's name
+   over its hyphen: SOO-JIN);
+2. clean the edges (`radeid.edges`): cut at field separators (line break, tab, a run of spaces,
+   a label colon), strip edge whitespace and punctuation, leave a possessive 's outside a name;
+3. drop allow-listed terms;
+4. protected content (`radeid.detect.protected`): a span inside it is dropped, a span that
+   overlaps its edge loses the protected part, unless the span comes from a strong source
+   (`strong_sources`: a validated, cued rule or the user's deny list);
+5. form checks (`radeid.detect.forms`) on model spans and on every span trimmed in step 4;
+6. merge overlapping spans (the highest-priority span names the category, the extent is the
+   union so no detected character is lost), then join same-category neighbours separated by a
+   single space (never a tab, a run of spaces or a line break: those separate fields).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from radeid.categories import Category
-from radeid.config import ResolverConfig
+from radeid.config import Config, ResolverConfig
+from radeid.detect.forms import FormChecker, only_function_words
+from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
+from radeid.edges import clean_edges, extend_to_word_boundaries, tighten
 from radeid.wordlists import bundled_data_path, read_word_list
 
 #: Up to two words after a span, on the same line, to test eponym phrases like "Baker cyst".
@@ -43,8 +57,19 @@ def load_allow_list(config: ResolverConfig, extra_terms: Iterable[str] = ()) -> 
 class Resolver:
     """Turns the union of all detectors' spans into the final span set of a document."""
 
-    def __init__(self, config: ResolverConfig, allow_terms: Collection[str] | None = None) -> None:
+    def __init__(
+        self,
+        config: ResolverConfig,
+        allow_terms: Collection[str] | None = None,
+        *,
+        protected: ProtectedContent | None = None,
+        forms: FormChecker | None = None,
+    ) -> None:
         self.config = config
+        self.protected = protected
+        self.forms = forms
+        self._strong = _glob_regex(config.strong_sources)
+        self._form_checked = _glob_regex(config.form_check_sources)
         self.allow_terms = frozenset(allow_terms) if allow_terms is not None else load_allow_list(config)
         # Word prefixes of multi-word terms ("baker" of "baker cyst"): only spans equal to one of
         # these need the look at the following words, which keeps the common case to one lookup.
@@ -53,14 +78,89 @@ class Resolver:
         )
         self.merge_categories = frozenset(config.merge_categories)
 
+    @classmethod
+    def from_config(cls, config: Config) -> Resolver:
+        """The resolver of a whole configuration: protected content and form checks included."""
+        protected = None
+        if config.resolver.protected:
+            protected = ProtectedContent.from_files(
+                config.protected.extra_files,
+                include_bundled=config.protected.include_bundled,
+                disabled_classes=config.protected.disabled_classes,
+                disabled=config.protected.disabled,
+            )
+        forms = FormChecker(config.rules.age_threshold) if config.resolver.form_check_sources else None
+        return cls(config.resolver, protected=protected, forms=forms)
+
     def resolve(self, text: str, spans: Iterable[Span]) -> list[Span]:
         kept = [s for s in spans if s.score >= self.config.min_score and s.end <= len(text)]
         if self.config.extend_to_word_boundaries:
             kept = [extend_to_word_boundaries(text, s) for s in kept]
-        # A span of punctuation alone ("," or "/" between two names) hides nothing; models emit them.
-        kept = [s for s in kept if any(ch.isalnum() for ch in text[s.start : s.end]) and not self._allowed(text, s)]
+        # Edge cleaning also drops spans of punctuation alone ("," or "/" between two names); the
+        # pieces of a span cut at a field separator are form-checked like trimmed spans.
+        cleaned: list[Span] = []
+        trimmed: set[Span] = set()
+        for span in kept:
+            pieces = clean_edges(text, span, split=self.config.split_fields)
+            if len(pieces) > 1:
+                trimmed.update(pieces)
+            cleaned.extend(p for p in pieces if not self._allowed(text, p))
+        kept = cleaned
+        if self.protected is not None and kept:
+            kept, cut = self._apply_protected(text, kept)
+            trimmed |= cut
+        if self.forms is not None:
+            kept = [
+                s
+                for s in kept
+                if not (s in trimmed or self._form_checked.match(s.source)) or self.forms.plausible(text, s)
+            ]
         merged = merge_overlaps(kept, self.rank)
         return merge_touching(text, merged, self.merge_categories)
+
+    def is_strong(self, span: Span) -> bool:
+        """Spans of strong sources (validated cued rules, the deny list) beat protected content."""
+        return self._strong.match(span.source) is not None
+
+    def _apply_protected(self, text: str, spans: list[Span]) -> tuple[list[Span], set[Span]]:
+        """Drop spans inside protected content; settle spans that overlap its edges.
+
+        A clinical value at a span's edge is cut off (the rest is form-checked by the caller); a
+        clinical word at an edge ("soft" patterns) leaves the span whole unless the rest of it is
+        only function words, because such words are often part of a proper name.
+        """
+        assert self.protected is not None
+        weak = [s for s in spans if not self.is_strong(s)]
+        if not weak:
+            return spans, set()
+        found = self.protected.find_near(text, weak)
+        if not found:
+            return spans, set()
+        every = _Intervals((p.start, p.end) for p in found)
+        hard = _Intervals((p.start, p.end) for p in found if not p.soft)
+        soft = _Intervals((p.start, p.end) for p in found if p.soft)
+        kept: list[Span] = []
+        trimmed: set[Span] = set()
+        for span in spans:
+            if self.is_strong(span) or not every.overlapping(span.start, span.end):
+                kept.append(span)
+                continue
+            if every.contains(span.start, span.end):
+                continue
+            start, end = hard.cut_edges(span.start, span.end)
+            start, end = tighten(text, start, end)
+            if end <= start or not any(ch.isalnum() for ch in text[start:end]):
+                continue
+            rest_start, rest_end = soft.cut_edges(start, end)
+            if soft.overlapping(start, end) and only_function_words(text[rest_start:rest_end]):
+                continue
+            if (start, end) == (span.start, span.end):
+                kept.append(span)
+            else:
+                piece = span.with_(start=start, end=end)
+                kept.append(piece)
+                trimmed.add(piece)
+        return kept, trimmed
 
     def rank(self, span: Span) -> tuple[int, int, float]:
         """Overlap winner order: priority (source + category), then length, then score."""
@@ -103,18 +203,6 @@ def source_priority(source: str, priorities: Mapping[str, int]) -> int:
     return 0
 
 
-def extend_to_word_boundaries(text: str, span: Span) -> Span:
-    """Grow a span that starts or ends inside a word (letters/digits) to cover the whole word."""
-    start, end = span.start, span.end
-    while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
-        start -= 1
-    while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
-        end += 1
-    if (start, end) == (span.start, span.end):
-        return span
-    return span.with_(start=start, end=end)
-
-
 def merge_overlaps(spans: Sequence[Span], rank: Callable[[Span], tuple]) -> list[Span]:
     """Merge each group of overlapping spans into one: union extent, category of the best-ranked."""
     result: list[Span] = []
@@ -143,7 +231,12 @@ def _merge_group(group: list[Span], rank: Callable[[Span], tuple]) -> Span:
 
 
 def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Category]) -> list[Span]:
-    """Join same-category neighbours split only by spaces/tabs (`Jane` + `Smith` -> `Jane Smith`)."""
+    """Join same-category neighbours split by one space or nothing (`Jane` + `Smith` -> `Jane Smith`).
+
+    Names and organisations also join across ", " (`LEE, SOO-JIN`, `Davis, Reynolds and Co`), and
+    a name after an initial across ". " (`R` `.` `Vizirov`). A tab or a run of spaces separates two
+    fields of a form ("Dr. Ahmed   Performing sonographer"), so it never joins.
+    """
     result: list[Span] = []
     for span in spans:
         prev = result[-1] if result else None
@@ -151,7 +244,7 @@ def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Cate
             prev is not None
             and span.category in categories
             and prev.category == span.category
-            and _only_blanks(text[prev.end : span.start])
+            and _joins(text, prev, span)
         ):
             result[-1] = prev.with_(end=span.end, score=max(prev.score, span.score))
         else:
@@ -159,5 +252,47 @@ def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Cate
     return result
 
 
-def _only_blanks(gap: str) -> bool:
-    return all(ch in " \t" for ch in gap)
+_COMMA_JOINS = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.VENDOR})
+
+
+def _joins(text: str, prev: Span, span: Span) -> bool:
+    gap = text[prev.end : span.start]
+    if gap in ("", " "):
+        return True
+    if gap in (",", ", ") and span.category in _COMMA_JOINS:
+        return True
+    # "R" + ". " + "Vizirov": the gap holds the period of a one-letter initial
+    return gap in (".", ". ") and prev.end - prev.start >= 1 and text[prev.end - 1].isupper() and (
+        prev.end - 1 == prev.start or not text[prev.end - 2].isalnum()
+    )
+
+
+class _Intervals:
+    """Disjoint protected intervals with the three questions the resolver asks of them."""
+
+    def __init__(self, intervals: Iterable[tuple[int, int]]) -> None:
+        self.intervals = merge_intervals(intervals)
+        self.starts = [a for a, _ in self.intervals]
+
+    def overlapping(self, start: int, end: int) -> list[tuple[int, int]]:
+        return covering(self.intervals, self.starts, start, end)
+
+    def contains(self, start: int, end: int) -> bool:
+        return any(a <= start and end <= b for a, b in self.overlapping(start, end))
+
+    def cut_edges(self, start: int, end: int) -> tuple[int, int]:
+        """`[start, end)` without the intervals that cover its first or last character."""
+        hits = self.overlapping(start, end)
+        for a, b in hits:
+            if a <= start < b:
+                start = b
+        for a, b in reversed(hits):
+            if a < end <= b:
+                end = a
+        return start, max(start, end)
+
+
+def _glob_regex(patterns: Iterable[str]) -> re.Pattern[str]:
+    """One regex for source globs (`rules/date_*`); a glob also matches its `glob/...` children."""
+    parts = [fnmatch.translate(p).removesuffix(r"\Z") + r"(?:/.*)?\Z" for p in patterns]
+    return re.compile("|".join(f"(?:{p})" for p in parts) if parts else "(?!)", re.DOTALL)

@@ -29,6 +29,7 @@ import ahocorasick
 from radeid.categories import Category, split_label
 from radeid.detect.validators import Validator, get_validator
 from radeid.document import Document, Span
+from radeid.edges import tighten
 from radeid.wordlists import bundled_data_path
 
 if sys.version_info >= (3, 11):
@@ -60,47 +61,10 @@ _NAME_OK = re.compile(r"[A-Za-z0-9_.-]+")
 _KEEP_SUBTYPE = "-"
 _DEFAULT_WINDOW = (80, 160)
 
-# Characters never allowed at a span edge (brackets are handled separately: kept when balanced).
-_LEAD_STRIP = frozenset(" \t\r\n\f\v\u00a0.,;:!?\"'`*#-\\|_~")
-_TRAIL_STRIP = frozenset(" \t\r\n\f\v\u00a0.,;:!?\"'`*#-\\|_~+")
-_PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
-_CLOSERS = {v: k for k, v in _PAIRS.items()}
 
 # Trigger text: digits become 9, whitespace a plain space (lower-casing is done by bytes.lower).
 _NORMALISE = bytes.maketrans(b"0123456789\t\n\r\x0b\x0c", b"9999999999     ")
 _NON_SPACE = re.compile(r"\S*")
-
-
-def tighten(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink `[start, end)` past edge whitespace/punctuation and unbalanced brackets.
-
-    Every rule relies on this so that patterns may be written a little loosely while spans stay
-    tight: the resolver and the surrogate generators expect the PHI itself, nothing around it.
-    """
-    while True:
-        while start < end and text[start] in _LEAD_STRIP:
-            start += 1
-        while end > start and text[end - 1] in _TRAIL_STRIP:
-            end -= 1
-        if start >= end:
-            return start, end
-        first, last = text[start], text[end - 1]
-        if first in _PAIRS and last == _PAIRS[first] and end - start > 1:
-            start, end = start + 1, end - 1
-            continue
-        if first in _PAIRS and _PAIRS[first] not in text[start + 1 : end]:
-            start += 1
-            continue
-        if last in _CLOSERS and _CLOSERS[last] not in text[start : end - 1]:
-            end -= 1
-            continue
-        if first in _CLOSERS:
-            start += 1
-            continue
-        if last in _PAIRS:
-            end -= 1
-            continue
-        return start, end
 
 
 @dataclass(frozen=True)
@@ -241,7 +205,7 @@ def trie_regex(items: Iterable[str]) -> str:
     return "(?:" + emit(trie) + ")"
 
 
-class _Expander:
+class MacroExpander:
     """Expands `{{MACRO}}` and `{{list:NAME}}` references, recursively, with cycle detection."""
 
     def __init__(self, macros: Mapping[str, str], lists: Mapping[str, list[str]]) -> None:
@@ -331,7 +295,7 @@ def _as_list(value: Any, what: str) -> list[str]:
     raise ValueError(f"{what} must be a string or a list of strings")
 
 
-def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: _Expander) -> Rule:
+def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: MacroExpander) -> Rule:
     where = f"rule {name!r} ({origin})"
     try:
         category = Category.parse(entry["category"])
@@ -447,7 +411,7 @@ def load_rules(extra_rule_files: Sequence[str | Path] = (), disabled: Collection
             raise ValueError(f"disabled rule {pattern!r} matches no rule")
         dropped.update(matched)
 
-    expander = _Expander(raw.macros, raw.lists)
+    expander = MacroExpander(raw.macros, raw.lists)
     rules = []
     for name, (entry, origin) in raw.rules.items():
         if name in dropped or not entry.get("enabled", True):

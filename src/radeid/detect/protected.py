@@ -1,0 +1,203 @@
+"""Protected content: text that is never PHI (clinical values and clinical words), kept as data.
+
+This is the "pseudo annotation" idea of deduce: instead of hoping every detector stays away from
+`Temp 98.6`, `L4/5`, `Grade 3/6` or `Fleischner Society`, one component finds such text and the
+resolver lets no PHI proposal inside it survive (unless a strong, validated rule claims it). In
+surrogate mode a false positive is an invisible change to research data, so this matters as much
+as recall.
+
+The patterns live in TOML files (`radeid/data/protected/*.toml`, schema at the top of
+`00_common.toml`) and reuse the rule files' macro and word-list machinery. Patterns never cross a
+line break, so `ProtectedContent.find_near` only scans the lines that hold a PHI proposal: most
+lines of a report have none, which keeps the cost per document small.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from radeid.detect.rules import MacroExpander
+from radeid.document import Span
+from radeid.wordlists import bundled_data_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["ProtectedContent", "ProtectedPattern", "ProtectedSpan", "bundled_protected_files", "merge_intervals"]
+
+_TOP_KEYS = frozenset({"macros", "lists", "protect"})
+_ENTRY_KEYS = frozenset({"name", "class", "pattern", "flags", "edge", "enabled", "description"})
+_EDGES = ("cut", "soft")
+_FLAGS = {"IGNORECASE": re.IGNORECASE, "VERBOSE": re.VERBOSE, "ASCII": re.ASCII}
+_NAME_OK = re.compile(r"[A-Za-z0-9_.-]+")
+_KEEP_GROUP = "keep"
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectedSpan:
+    """A stretch of text that is not PHI, with the pattern and class that found it."""
+
+    start: int
+    end: int
+    klass: str
+    name: str
+    soft: bool = False
+
+
+@dataclass(frozen=True)
+class ProtectedPattern:
+    name: str
+    klass: str
+    regex: re.Pattern[str]
+    origin: str
+    soft: bool = False
+
+
+def bundled_protected_files() -> list[Path]:
+    """The protected-content files shipped in the package, in load order."""
+    return sorted(bundled_data_path("protected").glob("*.toml"))
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"cannot read protected-content file {path}: {exc}") from None
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ValueError(f"{path}: unknown top-level keys {sorted(unknown)}; expected {sorted(_TOP_KEYS)}")
+    return data
+
+
+def load_patterns(
+    files: Iterable[str | Path], disabled_classes: Iterable[str] = (), disabled: Iterable[str] = ()
+) -> list[ProtectedPattern]:
+    """Read the files in order (later ones override macros, lists and patterns by name) and compile."""
+    macros: dict[str, str] = {}
+    lists: dict[str, list[str]] = {}
+    entries: dict[str, tuple[dict[str, Any], str]] = {}
+    for file in files:
+        path = Path(file)
+        data = _read(path)
+        macros.update({k: str(v) for k, v in data.get("macros", {}).items()})
+        for name, items in data.get("lists", {}).items():
+            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                raise ValueError(f"{path}: list {name!r} must be a list of strings")
+            lists[name] = list(items)
+        for entry in data.get("protect", []):
+            name = entry.get("name")
+            if not isinstance(name, str) or not _NAME_OK.fullmatch(name):
+                raise ValueError(f"{path}: every [[protect]] entry needs a name of letters, digits, '_', '.', '-'")
+            unknown = set(entry) - _ENTRY_KEYS
+            if unknown:
+                raise ValueError(f"{path}: protected pattern {name!r} has unknown keys {sorted(unknown)}")
+            entries[name] = (dict(entry), str(path))
+    expander = MacroExpander(macros, lists)
+    skip_classes, skip_names = set(disabled_classes), set(disabled)
+    patterns = []
+    for name, (entry, origin) in entries.items():
+        if not entry.get("enabled", True) or name in skip_names or entry.get("class") in skip_classes:
+            continue
+        patterns.append(_compile(name, entry, origin, expander))
+    return patterns
+
+
+def _compile(name: str, entry: dict[str, Any], origin: str, expander: MacroExpander) -> ProtectedPattern:
+    where = f"protected pattern {name!r} ({origin})"
+    klass, source = entry.get("class"), entry.get("pattern")
+    if not isinstance(klass, str) or not klass or not isinstance(source, str):
+        raise ValueError(f"{where}: needs a `class` and a `pattern`")
+    edge = entry.get("edge", "cut")
+    if edge not in _EDGES:
+        raise ValueError(f"{where}: edge must be one of {', '.join(_EDGES)}, not {edge!r}")
+    flags = 0
+    for flag in entry.get("flags", []):
+        if str(flag).upper() not in _FLAGS:
+            raise ValueError(f"{where}: unknown flag {flag!r}; known: {', '.join(_FLAGS)}")
+        flags |= _FLAGS[str(flag).upper()]
+    try:
+        regex = re.compile(expander.expand(source), flags)
+    except (re.error, ValueError) as exc:
+        raise ValueError(f"{where}: bad pattern: {exc}") from None
+    return ProtectedPattern(name=name, klass=klass, regex=regex, origin=origin, soft=edge == "soft")
+
+
+class ProtectedContent:
+    """Finds protected content; see the module docstring."""
+
+    def __init__(self, patterns: Sequence[ProtectedPattern]) -> None:
+        self.patterns = tuple(patterns)
+
+    @classmethod
+    def from_files(
+        cls,
+        extra_files: Iterable[str | Path] = (),
+        *,
+        include_bundled: bool = True,
+        disabled_classes: Iterable[str] = (),
+        disabled: Iterable[str] = (),
+    ) -> ProtectedContent:
+        files = [*(bundled_protected_files() if include_bundled else []), *map(Path, extra_files)]
+        return cls(load_patterns(files, disabled_classes, disabled))
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return tuple(sorted({p.klass for p in self.patterns}))
+
+    def find(self, text: str, start: int = 0, end: int | None = None) -> list[ProtectedSpan]:
+        """Every protected match in `text[start:end]` (offsets into `text`), sorted."""
+        stop = len(text) if end is None else end
+        found: list[ProtectedSpan] = []
+        for pattern in self.patterns:
+            group = _KEEP_GROUP if _KEEP_GROUP in pattern.regex.groupindex else 0
+            for match in pattern.regex.finditer(text, start, stop):
+                s, e = match.span(group)
+                if e > s and any(ch.isalnum() for ch in text[s:e]):
+                    found.append(ProtectedSpan(s, e, pattern.klass, pattern.name, pattern.soft))
+        found.sort(key=lambda p: (p.start, -p.end))
+        return found
+
+    def find_near(self, text: str, spans: Iterable[Span]) -> list[ProtectedSpan]:
+        """Protected matches on the lines that hold any of `spans` (patterns never cross lines)."""
+        lines: set[tuple[int, int]] = set()
+        for span in spans:
+            first = text.rfind("\n", 0, span.start) + 1
+            last = text.find("\n", span.end)
+            lines.add((first, len(text) if last < 0 else last))
+        found: list[ProtectedSpan] = []
+        for start, end in sorted(merge_intervals(lines)):
+            found.extend(self.find(text, start, end))
+        return found
+
+
+def merge_intervals(intervals: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Union of half-open intervals as sorted, disjoint intervals (touching ones are joined)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def covering(
+    intervals: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int
+) -> list[tuple[int, int]]:
+    """The disjoint `intervals` (sorted, with their `starts`) that overlap `[start, end)`."""
+    index = max(bisect.bisect_right(starts, start) - 1, 0)
+    out = []
+    while index < len(intervals) and intervals[index][0] < end:
+        if intervals[index][1] > start:
+            out.append(intervals[index])
+        index += 1
+    return out

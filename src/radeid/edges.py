@@ -1,0 +1,142 @@
+"""Span edges: every span starts and ends on a word and holds one field.
+
+A span that swallows punctuation or a neighbour corrupts the text in every mode: `(tel. 217...`
+became `(tel[PHONE]`, `LEE, SOO-JIN (Ms)` became `[PATIENT]Ms)`, `Dr. Ahmed   Performing
+sonographer` lost a form label. The rule, for spans from every source:
+
+- a span starts and ends on a word boundary and never begins or ends with whitespace or
+  punctuation; the period of an abbreviation (`St.`) is left outside, so it survives in the
+  output whatever replaces the word; a person's name that ends with an initial keeps the
+  initial's period (`Mohmad R.`), so it joins the surname as one name (a documented choice);
+- a span never holds two fields: it is cut at a line break, a tab, a run of two or more spaces,
+  and a label colon (`Name: X`);
+- a possessive `'s` stays outside a person's name, so `Dr Ahmed's` and `Dr Ahmed` are one entity
+  for the document memory of the surrogates.
+"""
+
+from __future__ import annotations
+
+import re
+
+from radeid.categories import Category
+from radeid.document import Span
+
+__all__ = ["clean_edges", "extend_to_word_boundaries", "split_fields", "tighten"]
+
+# Characters never allowed at a span edge (brackets are handled separately: kept when balanced).
+_LEAD_STRIP = frozenset(" \t\r\n\f\v\u00a0.,;:!?\"'`*#-\\|_~\u2028\u2029\u0085")
+_TRAIL_STRIP = frozenset(" \t\r\n\f\v\u00a0.,;:!?\"'`*#-\\|_~+\u2028\u2029\u0085")
+_PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_CLOSERS = {v: k for k, v in _PAIRS.items()}
+#: Field separators inside a span: a line break, a tab, a run of spaces, a label colon.
+_SEPARATOR = re.compile(r"[\r\n\t\f\v\u2028\u2029\u0085]+|[ \u00a0]{2,}|(?<=[^\W\d_]):[ \t\u00a0]+")
+_PERSONS = frozenset({Category.PATIENT, Category.HCW})
+_POSSESSIVE = ("'s", "\u2019s", "'S", "\u2019S")
+
+
+def tighten(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink `[start, end)` past edge whitespace/punctuation and unbalanced brackets.
+
+    Every rule relies on this so that patterns may be written a little loosely while spans stay
+    tight: the resolver and the surrogate generators expect the PHI itself, nothing around it.
+    """
+    while True:
+        while start < end and text[start] in _LEAD_STRIP:
+            start += 1
+        while end > start and text[end - 1] in _TRAIL_STRIP:
+            end -= 1
+        if start >= end:
+            return start, end
+        first, last = text[start], text[end - 1]
+        if first in _PAIRS and last == _PAIRS[first] and end - start > 1:
+            start, end = start + 1, end - 1
+            continue
+        if first in _PAIRS and _PAIRS[first] not in text[start + 1 : end]:
+            start += 1
+            continue
+        if last in _CLOSERS and _CLOSERS[last] not in text[start : end - 1]:
+            end -= 1
+            continue
+        if first in _CLOSERS:
+            start += 1
+            continue
+        if last in _PAIRS:
+            end -= 1
+            continue
+        return start, end
+
+
+def extend_to_word_boundaries(text: str, span: Span) -> Span:
+    """Grow a span that starts or ends inside a word (letters/digits) to cover the whole word.
+
+    A person's name also grows over a hyphen to the rest of a hyphenated name (a model that tags
+    `JIN` of `SOO-JIN` hides the whole given name).
+    """
+    start, end = span.start, span.end
+    hyphen = span.category in _PERSONS
+    while True:
+        while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+            start -= 1
+        if hyphen and start > 1 and text[start - 1] == "-" and text[start - 2].isalpha() and text[start].isalpha():
+            start -= 2
+            continue
+        break
+    while True:
+        while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+            end += 1
+        if hyphen and end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha() and text[end - 1].isalpha():
+            end += 2
+            continue
+        break
+    if (start, end) == (span.start, span.end):
+        return span
+    return span.with_(start=start, end=end)
+
+
+def split_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """`[start, end)` cut at field separators (line breaks, tabs, runs of spaces, label colons)."""
+    pieces: list[tuple[int, int]] = []
+    cursor = start
+    for sep in _SEPARATOR.finditer(text, start, end):
+        pieces.append((cursor, sep.start()))
+        cursor = sep.end()
+    pieces.append((cursor, end))
+    return pieces
+
+
+def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
+    """The pieces of `span` that obey the edge rule (none when only punctuation is left)."""
+    ranges = split_fields(text, span.start, span.end) if split else [(span.start, span.end)]
+    out: list[Span] = []
+    for start, end in ranges:
+        start, end = tighten(text, start, end)
+        if span.category in _PERSONS:
+            start, end = _drop_possessive(text, start, end)
+            end = _keep_initial_period(text, start, end)
+        if end <= start or not any(ch.isalnum() for ch in text[start:end]):
+            continue
+        out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))
+    return out
+
+
+def _keep_initial_period(text: str, start: int, end: int) -> int:
+    """A name that ends with an initial keeps its period (`Mohmad R.`), so it joins the surname."""
+    if (
+        end < len(text)
+        and text[end] == "."
+        and end > start
+        and text[end - 1].isupper()
+        and (end - 1 == start or not text[end - 2].isalnum())
+    ):
+        return end + 1
+    return end
+
+
+def _drop_possessive(text: str, start: int, end: int) -> tuple[int, int]:
+    piece = text[start:end]
+    for suffix in _POSSESSIVE:
+        if piece.endswith(suffix) and end - start > len(suffix):
+            return tighten(text, start, end - len(suffix))
+    if piece.endswith(("s'", "s\u2019")) and end - start > 2:
+        return start, end - 1
+    return start, end

@@ -1,0 +1,91 @@
+"""Form checks for every category a model can emit."""
+
+from __future__ import annotations
+
+import pytest
+
+from radeid.categories import Category
+from radeid.detect.forms import FormChecker, looks_like_date
+from radeid.document import Span
+
+
+@pytest.fixture(scope="module")
+def checker() -> FormChecker:
+    return FormChecker(age_threshold=89)
+
+
+def ok(checker: FormChecker, text: str, category: Category, piece: str | None = None) -> bool:
+    piece = text if piece is None else piece
+    start = text.index(piece)
+    return checker.plausible(text, Span(start, start + len(piece), category, source="transformer"))
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "expected"),
+    [
+        ("jane.doe@example.org", Category.EMAIL, True),
+        ("Christmas", Category.EMAIL, False),
+        ("www.example.org", Category.URL, True),
+        ("https://x.example/path", Category.URL, True),
+        ("example.org", Category.URL, True),
+        ("Workstation", Category.URL, False),
+        ("192.168.10.21", Category.IP, True),
+        ("786.2", Category.IP, False),
+        ("217-555-0147", Category.PHONE, True),
+        ("786.2", Category.PHONE, False),
+        ("MRN12345", Category.ID, True),
+        ("Smith", Category.ID, False),
+    ],
+)
+def test_shaped_categories(checker: FormChecker, text: str, category: Category, expected: bool) -> None:
+    assert ok(checker, text, category) is expected
+
+
+@pytest.mark.parametrize(
+    ("piece", "expected"),
+    [
+        ("3/4/2019", True),
+        ("25/12/2019", True),
+        ("2019-07-04", True),
+        ("2019-07-04T10:15:00", True),
+        ("3/4", True),
+        ("05MAR2019", True),
+        ("20190305", True),
+        ("March 4, 2019", True),
+        ("4th of March", True),
+        ("2019", True),
+        ("Monday", True),
+        ("20/20", False),  # no month 20
+        ("2/30/2020", False),  # no 30 February
+        ("12/34", False),
+        ("/", False),
+        ("786.2", False),
+        ("9999", False),
+    ],
+)
+def test_dates_must_be_real(piece: str, expected: bool) -> None:
+    assert looks_like_date(piece) is expected
+
+
+def test_age_needs_a_number_over_the_threshold_next_to_an_age_word(checker: FormChecker) -> None:
+    assert ok(checker, "a 93 year old woman", Category.AGE, "93")
+    assert not ok(checker, "Temp 98.6 F", Category.AGE, "98")
+    assert not ok(checker, "a 45 year old woman", Category.AGE, "45")
+    assert not ok(checker, "Age: ninety", Category.AGE, "ninety")
+
+
+def test_a_single_common_word_is_not_a_name_place_hospital_or_vendor(checker: FormChecker) -> None:
+    for word, category in [
+        ("rounds", Category.PATIENT),
+        ("Society", Category.HOSPITAL),
+        ("projection", Category.VENDOR),
+        ("OVAL", Category.LOCATION),
+    ]:
+        assert not ok(checker, word, category), word
+    # names that are also words stay possible: they are in Faker's name lists
+    for word, category in [("Rose", Category.PATIENT), ("Hunter", Category.HCW), ("Smith", Category.PATIENT)]:
+        assert ok(checker, word, category), word
+    # two words are never "a single common word", but lower-case common words are prose
+    assert ok(checker, "Grace Hospital", Category.HOSPITAL)
+    assert not ok(checker, "bone marrow", Category.HOSPITAL)
+    assert ok(checker, "bertram jørgensen", Category.PATIENT)

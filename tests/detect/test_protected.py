@@ -1,0 +1,108 @@
+"""Protected content: clinical values and words that must never become PHI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from radeid.detect.protected import ProtectedContent, merge_intervals
+
+
+@pytest.fixture(scope="module")
+def protected() -> ProtectedContent:
+    return ProtectedContent.from_files()
+
+
+def found(protected: ProtectedContent, text: str) -> set[tuple[str, str]]:
+    return {(text[p.start : p.end], p.klass) for p in protected.find(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "klass"),
+    [
+        ("Entresto (sacubitril-valsartan 24/26 mg) BID", "24/26 mg", "doses"),
+        ("PA 38/20 mmHg", "PA 38/20 mmHg", "vitals"),
+        ("Temp 98.6 F, HR 88", "Temp 98.6 F", "vitals"),
+        ("Grade 3/6 murmur", "3/6", "fractions_grades"),
+        ("20/20 vision OU", "20/20", "fractions_grades"),
+        ("Hemoglobin 12/14 stable", "Hemoglobin 12/14", "labs"),
+        ("INR 2.3 today", "INR 2.3", "labs"),
+        ("Age 89, retired", "Age 89", "ages_not_phi"),
+        ("a 45-year-old man", "45-year-old", "ages_not_phi"),
+        ("31 MM OVAL MASS", "31 MM", "measurements"),
+        ("measures 3.2 x 2.1 cm", "3.2 x 2.1 cm", "measurements"),
+        ("disc bulge at L4/5", "L4/5", "spinal_levels"),
+        ("C5-C6 and L5-S1", "C5-C6", "spinal_levels"),
+        ("Gleason 3+4=7 tumor", "Gleason 3+4=7", "scores_scales"),
+        ("BI-RADS 4: suspicious", "BI-RADS 4", "scores_scales"),
+        ("120 kVp and 250 mAs", "120 kVp", "imaging_params"),
+        ("series 3 image 45", "series 3 image 45", "imaging_params"),
+        ("ICD-9 786.2 cough", "ICD-9 786.2", "codes"),
+        ("dx 786.2", "786.2", "codes"),
+        ("R91.1 nodule", "R91.1", "codes"),
+        ("called at 14:32", "14:32", "times"),
+        ("0830 hours", "0830 hours", "times"),
+        ("CHEST PA AND LATERAL", "CHEST PA AND LATERAL", "headings"),
+        ("AP projection of the chest", "AP projection of the chest", "headings"),
+        ("(Emergency Medicine)", "Emergency Medicine", "departments_specialties"),
+        ("Hematology/Oncology follow-up", "Hematology/Oncology", "departments_specialties"),
+        ("on rounds.", "rounds", "departments_specialties"),
+        ("per Fleischner Society", "Fleischner Society", "eponyms"),
+        ("Jackson-Pratt drain in place", "Jackson-Pratt drain", "eponyms"),
+        ("Sister Mary Joseph nodule", "Sister Mary Joseph nodule", "eponyms"),
+        ("in the ED. Glasgow Coma Scale 15", "Glasgow Coma Scale", "eponyms"),
+        ("home for Christmas", "Christmas", "holidays"),
+        ("Workstation: PACS", "Workstation", "misc_words"),
+    ],
+)
+def test_clinical_content_is_protected(protected: ProtectedContent, text: str, piece: str, klass: str) -> None:
+    assert (piece, klass) in found(protected, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "seen on 3/4 in clinic",  # a date without a year is not a fraction
+        "Los Angeles, CA 90210",  # CA is the state here, not calcium
+        "Room C12",  # a room, not a vertebra
+        "a 93-year-old woman",  # ages over 89 are PHI
+        "Age 93",
+        "phone 217.555.0147",  # a phone, not an ICD-9 code
+        "IP 192.168.10.21",
+        "Exam 2019-07-04T10:15:00",  # the time of an ISO date-time belongs to the date
+        "Dr. Smith drain output",  # a title makes a name, not an eponym
+    ],
+)
+def test_phi_is_not_protected(protected: ProtectedContent, text: str) -> None:
+    digits_or_names = {p for p, _ in found(protected, text) if any(ch.isdigit() for ch in p) or "Smith" in p}
+    assert digits_or_names == set()
+
+
+def test_find_near_scans_only_lines_with_spans(protected: ProtectedContent) -> None:
+    from radeid.categories import Category
+    from radeid.document import Span
+
+    text = "Temp 98.6\nname here\nINR 2.3"
+    near = protected.find_near(text, [Span(10, 14, Category.PATIENT)])
+    assert near == []
+    near = protected.find_near(text, [Span(0, 4, Category.PATIENT), Span(20, 23, Category.PATIENT)])
+    assert {text[p.start : p.end] for p in near} >= {"Temp 98.6", "INR 2.3"}
+
+
+def test_user_files_extend_and_classes_can_be_disabled(tmp_path: Path) -> None:
+    extra = tmp_path / "site.toml"
+    extra.write_text(
+        "[[protect]]\nname = \"site_scanner\"\nclass = \"site\"\npattern = 'Scanner[ ]\\d+'\n", encoding="utf-8"
+    )
+    content = ProtectedContent.from_files([extra], disabled_classes=["holidays"])
+    assert ("Scanner 7", "site") in found(content, "on Scanner 7")
+    assert found(content, "at Christmas") == set()
+    with pytest.raises(ValueError, match="unknown keys"):
+        bad = tmp_path / "bad.toml"
+        bad.write_text("[[protect]]\nname = \"x\"\nclass = \"c\"\npattern = 'x'\ncolour = 1\n", encoding="utf-8")
+        ProtectedContent.from_files([bad])
+
+
+def test_merge_intervals() -> None:
+    assert merge_intervals([(5, 8), (0, 2), (2, 3), (7, 9)]) == [(0, 3), (5, 9)]
