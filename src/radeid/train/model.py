@@ -118,6 +118,7 @@ class ShapeTokenClassifier(nn.Module):
             encoder = AutoModel.from_pretrained(str(base), add_pooling_layer=False)
         except TypeError:
             encoder = AutoModel.from_pretrained(str(base))
+        encoder = encoder.float()  # a half-precision base (fp16 safetensors) is trained in fp32
         config = encoder.config
         config.num_labels = len(labels)
         config.id2label = dict(enumerate(labels))
