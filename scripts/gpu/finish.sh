@@ -3,14 +3,14 @@
 #   bash gpu/finish.sh RETURNED_DIR DEST [VAL.jsonl.gz]
 # RETURNED_DIR holds model.fp16.safetensors.partNN, meta.tar.gz, SHA256SUMS (the run's $OUT files).
 # DEST must not exist yet. Environment: PY (python with torch/onnx), SRC (radeid source, default:
-# the src/ next to this gpu/ folder), TARGET_RECALL (0.995), MAX_DISAGREEMENT (0.015, as the card).
+# gpu/src, the trainprep snapshot, else the src/ next to this gpu/ folder), TARGET_RECALL (0.995), MAX_DISAGREEMENT (0.015, as the card).
 set -euo pipefail
 RET=$(cd "$1" && pwd)
 DEST=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 VAL=${3:-$HERE/val.jsonl.gz}
 PY=${PY:-/work/main/.venv/bin/python}
-SRC=${SRC:-$(cd "$HERE/.." && pwd)/src}
+if [ -d "$HERE/src/radeid" ]; then SRC=${SRC:-$HERE/src}; else SRC=${SRC:-$(cd "$HERE/.." && pwd)/src}; fi
 TARGET_RECALL=${TARGET_RECALL:-0.995}
 MAX_DISAGREEMENT=${MAX_DISAGREEMENT:-0.015}
 export PYTHONPATH="$SRC${PYTHONPATH:+:$PYTHONPATH}"
