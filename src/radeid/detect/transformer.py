@@ -155,6 +155,10 @@ class LabelDecoder:
         if not keys:
             raise ModelLoadError("none of the model's labels is a PHI category")
         self.keys = tuple(keys)
+        #: Per-category thresholds on `1 - P(O)` (from the model's `radeid.json`); a category not
+        #: listed uses the `threshold` given to `decode`. A word piece is judged by the threshold of
+        #: its most likely PHI category.
+        self.category_thresholds: dict[Category, float] = {}
         #: Per label: its `(category, subtype)`, or `None` for "not PHI".
         self.targets = tuple(None if key is None else keys[key] for key in label_keys)
         n, k = len(self.labels), len(keys)
@@ -206,6 +210,7 @@ class LabelDecoder:
         if len(probs) == 0:
             return []
         phi, key, begins = self.token_predictions(probs)
+        limits = self.key_thresholds(threshold)[key] if self.category_thresholds else threshold
         spans: list[Span] = []
         run: list[int] = []
 
@@ -216,7 +221,7 @@ class LabelDecoder:
                     spans.append(span)
                 run.clear()
 
-        for t in np.nonzero(phi >= threshold)[0].tolist():
+        for t in np.nonzero(phi >= limits)[0].tolist():
             start, end = offsets[t]
             if end <= start:
                 continue
@@ -225,6 +230,10 @@ class LabelDecoder:
             run.append(t)
         flush()
         return _merge_same_key(spans)
+
+    def key_thresholds(self, default: float) -> np.ndarray:
+        """Per PHI key (`self.keys`), the threshold that applies: its category's, else `default`."""
+        return np.array([self.category_thresholds.get(cat, default) for cat, _ in self.keys], dtype=np.float64)
 
     def _continues(
         self,
@@ -279,6 +288,24 @@ def _label_mapping(label_map: str | Mapping[str, str] | None) -> dict[str, str] 
         return load_label_map(str(label_map))
     except (ValueError, OSError) as exc:
         raise ModelLoadError(str(exc)) from None
+
+
+def parse_thresholds(raw: object) -> dict[Category, float]:
+    """The `thresholds` mapping of a model's `radeid.json` (category name -> float in (0, 1])."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ModelLoadError(f"{METADATA_FILE}: thresholds must be a mapping of category to number")
+    out: dict[Category, float] = {}
+    for name, value in raw.items():
+        try:
+            category = Category(str(name).upper())
+        except ValueError:
+            raise ModelLoadError(f"{METADATA_FILE}: thresholds names an unknown category {name!r}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < float(value) <= 1.0:
+            raise ModelLoadError(f"{METADATA_FILE}: threshold of {name} must be a number in (0, 1], not {value!r}")
+        out[category] = float(value)
+    return out
 
 
 def _merge_same_key(spans: list[Span]) -> list[Span]:
@@ -901,6 +928,7 @@ class TransformerDetector:
         self.threshold = float(threshold)
         self.loaded = loaded
         self.decoder = LabelDecoder(loaded.labels, label_map, scheme)
+        self.decoder.category_thresholds = parse_thresholds((loaded.metadata or {}).get("thresholds"))
         limit = loaded.max_length
         if max_length is not None and max_length > 0:
             if max_length > limit:

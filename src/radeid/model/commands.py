@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-__all__ = ["export", "info", "model_app", "register"]
+__all__ = ["calibrate", "export", "info", "model_app", "register"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -124,6 +124,57 @@ def info(
         raise typer.Exit(EXIT_FAILED)
 
 
+@model_app.command("calibrate")
+def calibrate(
+    model_dir: Annotated[Path, typer.Argument(help="A model folder (ONNX export or Hugging Face folder).")],
+    validation: Annotated[Path, typer.Argument(help="Validation documents with gold spans (JSONL, i2b2, BRAT, ...).")],
+    target_recall: Annotated[
+        float,
+        typer.Option("--target-recall", min=0.0, max=1.0, help="Token recall each category must keep."),
+    ] = 0.995,
+    min_tokens: Annotated[
+        int, typer.Option("--min-tokens", min=1, help="Leave categories with fewer gold word pieces at the default.")
+    ] = 20,
+    label_map: Annotated[
+        str | None, typer.Option("--label-map", "-l", help="Label map for the gold labels (e.g. i2b2_2014).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the thresholds, write nothing.")] = False,
+) -> None:
+    """Choose per-category thresholds on validation data and write them into MODEL_DIR/radeid.json.
+
+    Per category: the highest threshold on 1 - P(O) whose token recall (word pieces inside gold
+    spans of that category reaching it) stays at or above --target-recall. The detector uses them
+    for the categories listed; others keep transformer.threshold.
+    """
+    out, err = _consoles()
+    if not validation.exists():
+        raise _fail(err, f"not found: {validation}", EXIT_USAGE)
+    from radeid.detect.transformer import ModelLoadError, TransformerDetector
+    from radeid.io.errors import FormatError
+    from radeid.model.calibrate import calibrate_detector, write_thresholds
+    from radeid.train.data import load_documents
+
+    try:
+        docs = load_documents(validation, label_map)
+        detector = TransformerDetector(str(model_dir))
+    except (ModelLoadError, FormatError, OSError, ValueError) as exc:
+        raise _fail(err, str(exc), EXIT_USAGE) from None
+    if not any(d.spans for d in docs):
+        raise _fail(err, f"{validation} has no gold spans", EXIT_USAGE)
+    try:
+        result = calibrate_detector(detector, docs, target_recall, min_tokens)
+    except ValueError as exc:
+        raise _fail(err, str(exc), EXIT_USAGE) from None
+    for name, value in sorted(result.thresholds.items()):
+        out.print(f"{name:10} {value:.6f}  ({result.tokens[name]} pieces, recall {result.recall[name]:.4f})")
+    for name, n in sorted(result.skipped.items()):
+        out.print(f"{name:10} default    ({n} pieces < --min-tokens)")
+    if dry_run:
+        return
+    path = write_thresholds(model_dir, result, {"documents": len(docs), "file": validation.name})
+    out.print(f"wrote thresholds to {escape(str(path))}")
+
+
 def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
@@ -145,5 +196,5 @@ def _quiet_libraries() -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the `model` command group (`export`, `info`) to the main `radeid` app."""
+    """Add the `model` command group (`export`, `info`, `calibrate`) to the main `radeid` app."""
     app.add_typer(model_app, name="model")

@@ -60,6 +60,13 @@ def synth_command(
     typo_rate: Annotated[
         float, typer.Option("--typo-rate", min=0.0, max=1.0, help="Share of documents with typos.")
     ] = 0.2,
+    extras: Annotated[
+        float,
+        typer.Option(
+            "--extras", min=0.0, max=1.0,
+            help="Extra hard negatives and PHI contexts (0: the first generator's documents; 1: full dose).",
+        ),
+    ] = 0.0,
     start: Annotated[int, typer.Option("--start", min=0, help="First document number (to extend a run).")] = 0,
     list_kinds: Annotated[bool, typer.Option("--list-kinds", help="Print the kinds and exit.")] = False,
 ) -> None:
@@ -90,6 +97,7 @@ def synth_command(
             wrap_rate=wrap_rate,
             typo_rate=typo_rate,
             openi_path=openi_carrier,
+            extras=extras,
         )
     except ValueError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None

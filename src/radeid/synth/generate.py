@@ -15,6 +15,7 @@ from pathlib import Path
 
 from radeid.categories import Category as C
 from radeid.document import Document
+from radeid.synth import extras as xs
 from radeid.synth.builder import SYNTH_SOURCE, DocBuilder, wrap_lines
 from radeid.synth.fakes import Fakes, Person
 from radeid.synth.kinds import KINDS, NOTE_KINDS, REPORT_KINDS, KindSpec
@@ -38,10 +39,14 @@ class SynthOptions:
     openi_path: Path | None = None
     locale: str = "en_US"
     id_prefix: str = "synth"
+    #: Extra hard negatives and PHI contexts (`extras.py`), 0 = none (the first generator's output,
+    #: byte for byte), 1 = the full dose. Extras draw from their own generator, so the main content
+    #: of a document stays the same; department lines become plain text (not PHI) when on.
+    extras: float = 0.0
     _kinds: tuple[str, ...] = field(default=(), init=False, repr=False)
 
     def __post_init__(self) -> None:
-        for name in ("upper_rate", "wrap_rate", "typo_rate"):
+        for name in ("upper_rate", "wrap_rate", "typo_rate", "extras"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1]")
         chosen = tuple(self.kinds) or tuple(k for k in KINDS if k != "openi_chest_xray" or self.openi_path)
@@ -71,6 +76,12 @@ class _Ctx:
     hospital: str
     domain: str
     upper: bool
+    x: xs.Extra | None = None
+    extras: float = 0.0
+
+    def more(self, p: float) -> bool:
+        """An extra's coin (from the extra generator; always False without extras)."""
+        return self.x is not None and self.x.rng.random() < p * self.extras
 
 
 def _person(fakes: Fakes, female: bool | None = None) -> Person:
@@ -129,7 +140,10 @@ def _header(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
     if r.random() < 0.6:
         b.line((ctx.hospital, C.HOSPITAL))
         if r.random() < 0.5:
-            b.line((f.department(), C.HOSPITAL, "DEPARTMENT"))
+            if ctx.x is not None:
+                b.negative(f.department()).newline()  # a department on its own is not PHI
+            else:
+                b.line((f.department(), C.HOSPITAL, "DEPARTMENT"))
         if r.random() < 0.35:
             b.line(*_address(f, f.city_state_zip()))
         if r.random() < 0.3:
@@ -187,6 +201,14 @@ def _header(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
             else:
                 b.text(str(item))
         b.newline()
+    if ctx.x is not None:
+        for p, kinds in ((0.35, ("name_no_title", "intl_address", "compact_date", "tel")), (0.2, None)):
+            if ctx.more(p):
+                xs.phi_sentence(b, ctx.x, ctx.x.rng.choice(kinds) if kinds else None)
+                b.newline()
+        if ctx.more(0.3):
+            b.negative(ctx.x.rng.choice(("Service: ", "Department: ", "Ordering department: ", "Consulting service: ")))
+            b.negative(ctx.x.rng.choice(xs.DEPARTMENTS)).newline()
     b.newline()
 
 
@@ -234,6 +256,8 @@ def _indication(b: DocBuilder, ctx: _Ctx, spec: KindSpec) -> None:
     if r.random() < 0.35:
         b.text(" ")
         b.negative(hard_negative(r))
+    if ctx.x is not None and ctx.more(0.6):
+        xs.negatives(b, ctx.x, ctx.x.rng.randrange(1, 3))
     b.newline(2)
 
 
@@ -245,6 +269,9 @@ def _technique(b: DocBuilder, ctx: _Ctx, spec: KindSpec) -> None:
         b.text(r.choice((" Images were acquired on a ", " Scanner: ", " Performed on ")))
         b.phi(ctx.fakes.vendor("DEVICE"), C.VENDOR, "DEVICE")
         b.text(".")
+    if ctx.x is not None and ctx.more(0.5):
+        b.text(" ")
+        b.negative(xs.negative(ctx.x.rng, "imaging"))
     b.newline(2)
 
 
@@ -255,6 +282,11 @@ def _findings(b: DocBuilder, ctx: _Ctx, spec: KindSpec) -> None:
     for _ in range(r.randrange(1, 3)):
         b.text(" ")
         b.negative(hard_negative(r))
+    if ctx.x is not None:
+        xs.negatives(b, ctx.x, ctx.x.rng.randrange(1, 4) if ctx.more(1.0) else 0)
+        if ctx.more(0.3):
+            b.text(" ")
+            xs.phi_sentence(b, ctx.x, ctx.x.rng.choice(("facility", "possessive", "company", "compact_date")))
     b.newline(2)
 
 
@@ -325,6 +357,14 @@ def _signature(b: DocBuilder, ctx: _Ctx, note: bool = False) -> None:
         b.text(r.choice(("Workstation IP: ", "Sent from modality AE at ", "Host ")))
         b.phi(f.ip(), C.IP)
         b.newline()
+    if ctx.x is not None:
+        if ctx.more(0.4):
+            xs.phi_sentence(
+                b, ctx.x, ctx.x.rng.choice(("iso_datetime", "tel", "company", "compact_date", "possessive"))
+            )
+            b.newline()
+        if ctx.more(0.3):
+            b.negative(xs.negative(ctx.x.rng, "workstation")).newline()
 
 
 def _addendum(b: DocBuilder, ctx: _Ctx) -> None:
@@ -389,6 +429,8 @@ def _note(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         _sentences(b, ctx, spec.findings, r.randrange(2, 5))
         b.text(" ")
         b.negative(hard_negative(r))
+        if ctx.x is not None:
+            xs.negatives(b, ctx.x, ctx.x.rng.randrange(1, 3) if ctx.more(1.0) else 0)
         b.text("\n\nAssessment: ")
         b.negative(r.choice(spec.impressions))
         b.text(" I will see the patient again in 3 months. Please call me at ")
@@ -397,7 +439,10 @@ def _note(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         _dr(b, ctx, ctx.reader, title=False, cred=True)
         b.newline()
         if r.random() < 0.5:
-            b.phi(f.department(), C.HOSPITAL, "DEPARTMENT")
+            if ctx.x is not None:
+                b.negative(f.department())  # a department on its own is not PHI
+            else:
+                b.phi(f.department(), C.HOSPITAL, "DEPARTMENT")
             b.newline()
         return
     _header(b, ctx, kind, spec)
@@ -414,8 +459,15 @@ def _note(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         b.phi(ctx.hospital, C.HOSPITAL)
         b.text(" with " + r.choice(spec.indications) + ". ")
         b.negative(hard_negative(r))
+        if ctx.x is not None:
+            if ctx.more(0.5):
+                b.text(" ")
+                xs.phi_sentence(b, ctx.x, "surname_is_a")
+            xs.negatives(b, ctx.x, ctx.x.rng.randrange(1, 3) if ctx.more(1.0) else 0)
         b.text("\n\nHOSPITAL COURSE: ")
         _sentences(b, ctx, spec.findings, r.randrange(3, 6))
+        if ctx.x is not None:
+            xs.negatives(b, ctx.x, ctx.x.rng.randrange(1, 4) if ctx.more(1.0) else 0)
         b.text("\n\nDISCHARGE DIAGNOSES: ")
         b.negative(r.choice(spec.impressions))
         b.text("\n\nFOLLOW-UP: with ")
@@ -432,6 +484,8 @@ def _note(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         b.negative(r.choice(spec.impressions))
         b.text(" ")
         b.negative(hard_negative(r))
+        if ctx.x is not None:
+            xs.negatives(b, ctx.x, ctx.x.rng.randrange(1, 4) if ctx.more(1.0) else 0)
         b.text("\nP: Continue current management. Discussed with ")
         _dr(b, ctx, ctx.referrer, cred=False)
         b.text(". Family contact: ")
@@ -440,7 +494,9 @@ def _note(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
     _signature(b, ctx, note=True)
 
 
-def generate_one(index: int, options: SynthOptions, fakes: Fakes | None = None) -> Document:
+def generate_one(
+    index: int, options: SynthOptions, fakes: Fakes | None = None, extra_fakes: Fakes | None = None
+) -> Document:
     """Document number `index` of the run described by `options` (a pure function of both)."""
     rng = random.Random(f"radeid-synth:{options.seed}:{index}")
     fakes = fakes or Fakes(options.locale)
@@ -462,6 +518,13 @@ def generate_one(index: int, options: SynthOptions, fakes: Fakes | None = None) 
         domain=fakes.domain(),
         upper=rng.random() < options.upper_rate,
     )
+    if options.extras > 0:
+        xrng = random.Random(f"radeid-synth-extra:{options.seed}:{index}")
+        xfakes = extra_fakes or Fakes(options.locale)
+        xfakes.reset(xrng.getrandbits(64))
+        xfakes.rng = xrng
+        ctx.x = xs.Extra(xrng, xfakes, exam)
+        ctx.extras = options.extras
     typo_rate = rng.uniform(0.01, 0.05) if rng.random() < options.typo_rate else 0.0
     b = DocBuilder(rng, upper=ctx.upper, typo_rate=typo_rate)
     if kind in REPORT_KINDS:
@@ -490,5 +553,6 @@ def generate(n: int, options: SynthOptions | None = None, start: int = 0) -> Ite
     """`n` documents, numbers `start` .. `start + n - 1`."""
     options = options or SynthOptions()
     fakes = Fakes(options.locale)
+    extra_fakes = Fakes(options.locale) if options.extras > 0 else None
     for i in range(start, start + n):
-        yield generate_one(i, options, fakes)
+        yield generate_one(i, options, fakes, extra_fakes)

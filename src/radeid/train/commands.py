@@ -92,6 +92,9 @@ def train_command(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed for initialisation, split and batch order.")] = 0,
     threads: Annotated[int, typer.Option("--threads", min=0, help="CPU threads for torch (0: torch's default).")] = 0,
+    device: Annotated[
+        str, typer.Option("--device", help="auto (CUDA when torch sees it, else CPU), cpu, cuda or cuda:N.")
+    ] = "auto",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final summary.")] = False,
 ) -> None:
     """Fine-tune a token classifier for PHI (ULMFiT-style) and write a model folder for `radeid model export`."""
@@ -151,6 +154,7 @@ def train_command(
             checkpoint_every=checkpoint_every,
             max_steps=max_steps,
             threads=threads,
+            device=device,
         )
     except (ValueError, FormatError, OSError) as exc:
         raise _fail(err, str(exc), EXIT_USAGE) from None

@@ -39,7 +39,7 @@ from radeid.train.data import DEFAULT_LABELS, IGNORE_INDEX, Example, encode_docu
 from radeid.train.model import ShapeTokenClassifier
 from radeid.train.schedule import discriminative_lrs, momentum, stlr
 
-__all__ = ["TrainConfig", "TrainResult", "Trainer", "train"]
+__all__ = ["TrainConfig", "TrainResult", "Trainer", "resolve_device", "train"]
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,7 @@ class TrainConfig:
     checkpoint_every: int = 200
     max_steps: int = 0  # stop (with a checkpoint) after this many steps in all; 0 = no limit
     threads: int = 0
+    device: str = "auto"  # auto (cuda when available), cpu, cuda, cuda:N; not part of the resume check
     labels: tuple[str, ...] = DEFAULT_LABELS
 
     def __post_init__(self) -> None:
@@ -191,6 +192,7 @@ class Trainer:
         if config.threads:
             torch.set_num_threads(int(config.threads))
         torch.manual_seed(config.seed)
+        self.device = resolve_device(config.device)
         self.tokenizer = _tokenizer(config.base)
         max_tokens = config.max_length - self.tokenizer.n_special
         if max_tokens < 4:
@@ -209,7 +211,8 @@ class Trainer:
             raise ValueError("no training text: every document is empty")
         self.model = ShapeTokenClassifier.from_base(
             config.base, config.labels, shape_dim=config.shape_dim, dropout=config.dropout
-        )
+        ).to(self.device)
+        log.info("training on %s", self.device)
         self.groups = parameter_groups(self.model)
         self.peaks = discriminative_lrs(config.lr, len(self.groups), config.layer_decay)
         param_groups: list[dict[str, Any]] = []
@@ -221,7 +224,7 @@ class Trainer:
                     param_groups.append({"params": params, "depth": depth, "weight_decay": wd, "lr": 0.0})
         self.optimizer = torch.optim.AdamW(param_groups, lr=0.0, betas=(config.beta_high, 0.999))
         self.loss_fn = nn.CrossEntropyLoss(
-            weight=_class_weights(config.labels, config.phi_weight), ignore_index=IGNORE_INDEX
+            weight=_class_weights(config.labels, config.phi_weight).to(self.device), ignore_index=IGNORE_INDEX
         )
         self.steps_per_epoch = math.ceil(len(self.train_examples) / config.batch_size)
         self.state: dict[str, Any] = {
@@ -302,7 +305,8 @@ class Trainer:
             mask[r, : len(row)] = 1
             shapes[r, head : head + len(e)] = torch.tensor(e.shapes)
             labels[r, head : head + len(e)] = torch.tensor(e.labels)
-        return {"input_ids": ids, "attention_mask": mask, "shape_ids": shapes, "labels": labels}
+        out = {"input_ids": ids, "attention_mask": mask, "shape_ids": shapes, "labels": labels}
+        return {k: v.to(self.device) for k, v in out.items()} if self.device.type != "cpu" else out
 
     def _forward(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         kwargs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
@@ -324,11 +328,12 @@ class Trainer:
         self.optimizer.step()
         return float(loss.detach())
 
-    def evaluate(self, examples: Sequence[Example] | None = None, batch_size: int = 32) -> dict[str, float]:
+    def evaluate(self, examples: Sequence[Example] | None = None, batch_size: int = 0) -> dict[str, float]:
         """Token scores and mean loss on the validation windows (or `examples`)."""
         examples = self.val_examples if examples is None else examples
         if not examples:
             return {}
+        batch_size = batch_size or (128 if self.device.type == "cuda" else 32)
         self.model.eval()
         preds: list[np.ndarray] = []
         golds: list[np.ndarray] = []
@@ -341,7 +346,7 @@ class Trainer:
                 batch = self.tensors(chunk)
                 logits = self._forward(batch)
                 losses.append(float(self.loss_fn(logits.reshape(-1, logits.shape[-1]), batch["labels"].reshape(-1))))
-                best = logits.argmax(-1).numpy()
+                best = logits.argmax(-1).cpu().numpy()
                 for r, e in enumerate(chunk):
                     preds.append(best[r, head : head + len(e)])
                     golds.append(np.asarray(e.labels))
@@ -492,6 +497,16 @@ class Trainer:
             stopped=stopped,
             history=list(self.state["history"]),
         )
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """`auto`: the first CUDA device when torch sees one, else the CPU; otherwise torch's own name."""
+    if name in ("", "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r} asked for, but torch sees no CUDA device")
+    return device
 
 
 def _set_window_limit(folder: Path, max_length: int) -> None:

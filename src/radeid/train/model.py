@@ -118,7 +118,10 @@ class ShapeTokenClassifier(nn.Module):
             encoder = AutoModel.from_pretrained(str(base), add_pooling_layer=False)
         except TypeError:
             encoder = AutoModel.from_pretrained(str(base))
+        encoder = encoder.float()  # a half-precision base (fp16 safetensors) is trained in fp32
         config = encoder.config
+        if getattr(config, "dtype", None) not in (None, torch.float32, "float32"):
+            config.dtype = torch.float32  # else the saved config says float16 and loaders build a half model
         config.num_labels = len(labels)
         config.id2label = dict(enumerate(labels))
         config.label2id = {label: i for i, label in enumerate(labels)}
@@ -161,7 +164,7 @@ class ShapeTokenClassifier(nn.Module):
         out: dict[str, torch.Tensor] = {}
         for key, value in self.state_dict().items():
             name = self.prefix + key[len("encoder") :] if key.startswith("encoder.") else key
-            out[name] = value.detach().contiguous().clone()
+            out[name] = value.detach().to("cpu").contiguous().clone()
         return out
 
     def save_pretrained(self, folder: str | Path) -> None:
