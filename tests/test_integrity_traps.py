@@ -105,6 +105,11 @@ def test_phi_free_lines_get_no_span(variant: str, cls: str) -> None:
     assert not problems, f"{len(problems)} span(s) on PHI-free {cls} lines:\n" + "\n".join(problems)
 
 
+#: Without the model, names and places with no cue ("Harold Finch, 91 yo M") are out of the rules'
+#: reach by design (the documented trade-off of --no-model); every shaped category must still be found.
+SHAPED = {"DATE", "ID", "PHONE", "EMAIL", "URL", "IP", "AGE"}
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_phi_adjacent_gold_spans_are_found(variant: str) -> None:
     spans = detected(variant)
@@ -114,9 +119,17 @@ def test_phi_adjacent_gold_spans_are_found(variant: str) -> None:
             continue
         predicted = spans[record["id"]]
         for gold in record["spans"]:
-            exact = any(p.start == gold["start"] and p.end == gold["end"] for p in predicted)
-            covered = any(p.start <= gold["start"] and p.end >= gold["end"] for p in predicted)
-            if not (exact or covered):
+            if variant == "no_model" and gold["category"] not in SHAPED:
+                continue
+            # found: every letter and digit of the gold span is inside a predicted span (the
+            # edges of predicted spans are tested separately, in tests/test_resolve_protected.py)
+            text = record["text"]
+            covered = all(
+                any(p.start <= i < p.end for p in predicted)
+                for i in range(gold["start"], gold["end"])
+                if text[i].isalnum()
+            )
+            if not covered:
                 near = [
                     _describe(record["text"], p) for p in predicted if p.start < gold["end"] and p.end > gold["start"]
                 ]

@@ -11,7 +11,9 @@ sonographer` lost a form label. The rule, for spans from every source:
 - a span never holds two fields: it is cut at a line break, a tab, a run of two or more spaces,
   and a label colon (`Name: X`);
 - a possessive `'s` stays outside a person's name, so `Dr Ahmed's` and `Dr Ahmed` are one entity
-  for the document memory of the surrogates.
+  for the document memory of the surrogates;
+- in an ISO date-time (`2019-07-04T10:15:00`) the date is the span and the time stays outside:
+  a time of day is not PHI, and it survives intact in every mode (the one word-boundary exception).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ _CLOSERS = {v: k for k, v in _PAIRS.items()}
 #: Field separators inside a span: a line break, a tab, a run of spaces, a label colon.
 _SEPARATOR = re.compile(r"[\r\n\t\f\v\u2028\u2029\u0085]+|[ \u00a0]{2,}|(?<=[^\W\d_]):[ \t\u00a0]+")
 _PERSONS = frozenset({Category.PATIENT, Category.HCW})
+_ISO_TIME = re.compile(r"T\d{1,2}:\d{2}")
 _POSSESSIVE = ("'s", "\u2019s", "'S", "\u2019S")
 
 
@@ -82,6 +85,8 @@ def extend_to_word_boundaries(text: str, span: Span) -> Span:
             continue
         break
     while True:
+        if span.category is Category.DATE and _ISO_TIME.match(text, end):
+            break  # 2019-07-04|T10:15:00: the time of an ISO date-time is not PHI and stays outside
         while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
             end += 1
         if hyphen and end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha() and text[end - 1].isalpha():

@@ -148,6 +148,8 @@ class Resolver:
             if every.contains(span.start, span.end):
                 continue
             start, end = hard.cut_edges(span.start, span.end)
+            if _inside_word(text, start) or _inside_word(text, end):
+                continue  # the cut left a fragment of a word ("4007" of a longer code): no PHI
             start, end = tighten(text, start, end)
             if end <= start or not any(ch.isalnum() for ch in text[start:end]):
                 continue
@@ -234,7 +236,8 @@ def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Cate
     """Join same-category neighbours split by one space or nothing (`Jane` + `Smith` -> `Jane Smith`).
 
     Names and organisations also join across ", " (`LEE, SOO-JIN`, `Davis, Reynolds and Co`), and
-    a name after an initial across ". " (`R` `.` `Vizirov`). A tab or a run of spaces separates two
+    a name after an initial across ". " (`R` `.` `Vizirov`); a PATIENT and an HCW piece are one
+    person (the first piece's category wins). A tab or a run of spaces separates two
     fields of a form ("Dr. Ahmed   Performing sonographer"), so it never joins.
     """
     result: list[Span] = []
@@ -243,7 +246,7 @@ def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Cate
         if (
             prev is not None
             and span.category in categories
-            and prev.category == span.category
+            and _same_family(prev.category, span.category)
             and _joins(text, prev, span)
         ):
             result[-1] = prev.with_(end=span.end, score=max(prev.score, span.score))
@@ -253,6 +256,12 @@ def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Cate
 
 
 _COMMA_JOINS = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.VENDOR})
+_PERSONS = frozenset({Category.PATIENT, Category.HCW})
+
+
+def _same_family(a: Category, b: Category) -> bool:
+    """Same category, or both persons: a model that calls "Harold" PATIENT and "Finch" HCW names one person."""
+    return a == b or (a in _PERSONS and b in _PERSONS)
 
 
 def _joins(text: str, prev: Span, span: Span) -> bool:
@@ -265,6 +274,10 @@ def _joins(text: str, prev: Span, span: Span) -> bool:
     return gap in (".", ". ") and prev.end - prev.start >= 1 and text[prev.end - 1].isupper() and (
         prev.end - 1 == prev.start or not text[prev.end - 2].isalnum()
     )
+
+
+def _inside_word(text: str, offset: int) -> bool:
+    return 0 < offset < len(text) and text[offset - 1].isalnum() and text[offset].isalnum()
 
 
 class _Intervals:

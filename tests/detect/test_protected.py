@@ -43,6 +43,7 @@ def found(protected: ProtectedContent, text: str) -> set[tuple[str, str]]:
         ("R91.1 nodule", "R91.1", "codes"),
         ("called at 14:32", "14:32", "times"),
         ("0830 hours", "0830 hours", "times"),
+        ("Exam 2019-07-04T10:15:00", "T10:15:00", "times"),  # the date stays PHI, the time is not
         ("CHEST PA AND LATERAL", "CHEST PA AND LATERAL", "headings"),
         ("AP projection of the chest", "AP projection of the chest", "headings"),
         ("(Emergency Medicine)", "Emergency Medicine", "departments_specialties"),
@@ -70,7 +71,7 @@ def test_clinical_content_is_protected(protected: ProtectedContent, text: str, p
         "Age 93",
         "phone 217.555.0147",  # a phone, not an ICD-9 code
         "IP 192.168.10.21",
-        "Exam 2019-07-04T10:15:00",  # the time of an ISO date-time belongs to the date
+        "Exam 2019-07-04",
         "Dr. Smith drain output",  # a title makes a name, not an eponym
     ],
 )

@@ -60,7 +60,7 @@ DATE_POSITIVE = [
     ("Dated 03.04.2019 and 03-04-2019.", [("03.04.2019", "DATE"), ("03-04-2019", "DATE")]),
     ("Study of 25/12/2019 reviewed.", [("25/12/2019", "DATE")]),
     ("Exam 3/4/2019 10:32 AM.", [("3/4/2019", "DATE")]),
-    ("Acquired 2019-03-04T10:32:00Z", [("2019-03-04T10:32:00Z", "DATE")]),
+    ("Acquired 2019-03-04T10:32:00Z", [("2019-03-04", "DATE")]),
     ("Seen March 4, 2019 in clinic.", [("March 4, 2019", "DATE")]),
     ("Seen 4 Mar 2019 in clinic.", [("4 Mar 2019", "DATE")]),
     ("SEEN MAR 4 2019.", [("MAR 4 2019", "DATE")]),

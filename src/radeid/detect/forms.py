@@ -6,7 +6,8 @@ shape are checked against it (a phone has 7+ digits, an e-mail an `@`, an IP par
 real calendar date, an age is a number over the threshold next to an age word); names, places,
 hospitals and vendors have no shape, but a single common English word on its own is not one of
 them on a model's word alone ("rounds", "Society", "Workstation"), and neither are several common
-words all in lower case ("bone marrow").
+words all in lower case ("bone marrow"), nor, in a text that capitalises its words, a name, hospital
+or vendor written all in lower case ("afebrile", "umbilicus": medical words no common-word list has).
 
 The common-word list comes from a maintained package (pyspellchecker's English frequency list,
 MIT) rather than a hand list; words that are also given names or surnames in Faker's name lists
@@ -44,6 +45,7 @@ _NAME_LOCALES = (
     "zu_ZA", "sw", "fr_CA",
 )  # fmt: skip
 _NAME_CATEGORIES = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.VENDOR, Category.LOCATION})
+_PROPER_NAMES = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.VENDOR})
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _MONTHS = {
@@ -200,7 +202,13 @@ class FormChecker:
         if check is not None:
             return check(text, span, piece)
         if span.category in _NAME_CATEGORIES:
-            return not (self.is_common_word(piece) or self.is_lower_case_prose(piece))
+            if span.category is not Category.LOCATION and not any(ch.isalpha() for ch in piece):
+                return False  # a name, hospital or vendor has letters ("3" of "reading room 3" has none)
+            return not (
+                self.is_common_word(piece)
+                or self.is_lower_case_prose(piece)
+                or (span.category in _PROPER_NAMES and _lower_case_in_cased_text(text, piece))
+            )
         return True
 
     def is_lower_case_prose(self, piece: str) -> bool:
@@ -230,6 +238,19 @@ class FormChecker:
             return False
         around = text[max(0, span.start - 20) : span.end + 20]
         return _AGE_CUE.search(around) is not None
+
+
+@lru_cache(maxsize=16)
+def _has_capitals(text: str) -> bool:
+    return any(ch.isupper() for ch in text)
+
+
+def _lower_case_in_cased_text(text: str, piece: str) -> bool:
+    """A name written all in lower case ("afebrile", "umbilicus") in a text that capitalises words.
+
+    Texts written all in lower case (chat messages, some exports) keep their lower-case names.
+    """
+    return piece.islower() and _has_capitals(text)
 
 
 def _parses_as_ip(piece: str) -> bool:
