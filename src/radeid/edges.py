@@ -9,7 +9,10 @@ sonographer` lost a form label. The rule, for spans from every source:
   output whatever replaces the word; a person's name that ends with an initial keeps the
   initial's period (`Mohmad R.`), so it joins the surname as one name (a documented choice);
 - a span never holds two fields: it is cut at a line break, a tab, a run of two or more spaces,
-  and a label colon (`Name: X`);
+  a label colon (`Name: X`) and a spaced dash or bar (`Hospital - Medicine Service`, `A | B`);
+- a name, hospital or place in a text that capitalises its words neither starts nor ends
+  with a lower-case word (`a service of St. Aldric Medical Center` -> `St. Aldric Medical Center`),
+  name particles (`van der`, `de la`) excepted;
 - a possessive `'s` stays outside a person's name, so `Dr Ahmed's` and `Dr Ahmed` are one entity
   for the document memory of the surrogates;
 - in an ISO date-time (`2019-07-04T10:15:00`) the date is the span and the time stays outside:
@@ -23,7 +26,7 @@ import re
 from radeid.categories import Category
 from radeid.document import Span
 
-__all__ = ["clean_edges", "extend_to_word_boundaries", "split_fields", "tighten"]
+__all__ = ["CREDENTIALS", "clean_edges", "extend_to_word_boundaries", "split_fields", "tighten"]
 
 # Characters never allowed at a span edge (brackets are handled separately: kept when balanced).
 _LEAD_STRIP = frozenset(" \t\r\n\f\v\u00a0.,;:!?\"'`*#-\\|_~\u2028\u2029\u0085")
@@ -31,9 +34,28 @@ _TRAIL_STRIP = frozenset(" \t\r\n\f\v\u00a0.,;:!?\"'`*#-\\|_~+\u2028\u2029\u0085
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS = {v: k for k, v in _PAIRS.items()}
 #: Field separators inside a span: a line break, a tab, a run of spaces, a label colon.
-_SEPARATOR = re.compile(r"[\r\n\t\f\v\u2028\u2029\u0085]+|[ \u00a0]{2,}|(?<=[^\W\d_]):[ \t\u00a0]+")
+_SEPARATOR = re.compile(
+    r"[\r\n\t\f\v\u2028\u2029\u0085]+|[ \u00a0]{2,}|(?<=[^\W\d_]):[ \t\u00a0]+|[ \u00a0][-\u2013\u2014|][ \u00a0]"
+)
 _PERSONS = frozenset({Category.PATIENT, Category.HCW})
 _ISO_TIME = re.compile(r"T\d{1,2}:\d{2}")
+# Vendors are left out: product names often have lower-case words ("Artis zee", "syngo.via").
+_PROPER = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.LOCATION})
+_WORD = re.compile(r"\S+")
+#: Degrees after a name ("Reuben Castellanos, MD", "Soto, PA-C"): not part of the name, and never
+#: a place (MD and PA are also state codes).
+CREDENTIALS = frozenset(
+    "MD DO PA PA-C NP RN APRN CNP DNP PHD MBBS MBCHB RDMS RVT RT ARRT RDCS CRNA FACR FRCR FRCPC MPH DDS DMD "
+    "PHARMD LPN CNM MS MA BSN MSN RPA RPA-C".split()
+)
+_TRAILING_CREDENTIALS = re.compile(
+    r"(?:,[ ]?(?:" + "|".join(re.escape(c) for c in sorted(CREDENTIALS, key=len, reverse=True)) + r"|M\.D\.|D\.O\.|Ph\.D\.))+\Z",
+    re.IGNORECASE,
+)
+#: Lower-case words that belong to a name (van der Berg, de la Cruz, bin Laden, da Silva).
+_PARTICLES = frozenset(
+    "van der den de la le du des del della di da dos das von zu bin ibn al el y e ter ten op".split()
+)
 _POSSESSIVE = ("'s", "\u2019s", "'S", "\u2019S")
 
 
@@ -116,12 +138,37 @@ def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
     for start, end in ranges:
         start, end = tighten(text, start, end)
         if span.category in _PERSONS:
+            cut = _TRAILING_CREDENTIALS.search(text, start, end)
+            if cut is not None and cut.start() > start:
+                start, end = tighten(text, start, cut.start())
             start, end = _drop_possessive(text, start, end)
             end = _keep_initial_period(text, start, end)
+        if span.category in _PROPER and end > start:
+            start, end = _strip_lower_words(text, start, end)
         if end <= start or not any(ch.isalnum() for ch in text[start:end]):
             continue
         out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))
     return out
+
+
+def _strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop lower-case words at the ends of a proper-name span, when the span has a capital."""
+    words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
+    if len(words) < 2 or not any(text[a].isupper() for a, _ in words):
+        return start, end
+
+    def lower(word: tuple[int, int]) -> bool:
+        piece = text[word[0] : word[1]]
+        return piece[:1].islower() and piece.strip(".,;:").lower() not in _PARTICLES
+
+    first, last = 0, len(words)
+    while first < last and lower(words[first]):
+        first += 1
+    while last > first and lower(words[last - 1]):
+        last -= 1
+    if first == last:
+        return start, end
+    return tighten(text, words[first][0], words[last - 1][1])
 
 
 def _keep_initial_period(text: str, start: int, end: int) -> int:

@@ -28,7 +28,7 @@ from radeid.config import Config, ResolverConfig
 from radeid.detect.forms import FormChecker, only_function_words
 from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
-from radeid.edges import clean_edges, extend_to_word_boundaries, tighten
+from radeid.edges import CREDENTIALS, clean_edges, extend_to_word_boundaries, tighten
 from radeid.wordlists import bundled_data_path, read_word_list
 
 #: Up to two words after a span, on the same line, to test eponym phrases like "Baker cyst".
@@ -116,7 +116,7 @@ class Resolver:
                 if not (s in trimmed or self._form_checked.match(s.source)) or self.forms.plausible(text, s)
             ]
         merged = merge_overlaps(kept, self.rank)
-        return merge_touching(text, merged, self.merge_categories)
+        return _drop_credentials(text, merge_touching(text, merged, self.merge_categories))
 
     def is_strong(self, span: Span) -> bool:
         """Spans of strong sources (validated cued rules, the deny list) beat protected content."""
@@ -154,8 +154,16 @@ class Resolver:
             if end <= start or not any(ch.isalnum() for ch in text[start:end]):
                 continue
             rest_start, rest_end = soft.cut_edges(start, end)
-            if soft.overlapping(start, end) and only_function_words(text[rest_start:rest_end]):
-                continue
+            if (rest_start, rest_end) != (start, end):
+                if only_function_words(text[rest_start:rest_end]):
+                    continue
+                # a clinical word set off by punctuation is a field of its own ("Riverbend Hospital,
+                # IR Suite 2", "Larkspur Hospital - Medicine Service"): cut it off; joined by a plain
+                # space it is part of a name ("Lakeside Neurology") and the span stays whole
+                if _set_off(text, start, end, rest_start, rest_end):
+                    start, end = tighten(text, rest_start, rest_end)
+                    if end <= start:
+                        continue
             if (start, end) == (span.start, span.end):
                 kept.append(span)
             else:
@@ -269,11 +277,45 @@ def _joins(text: str, prev: Span, span: Span) -> bool:
     if gap in ("", " "):
         return True
     if gap in (",", ", ") and span.category in _COMMA_JOINS:
-        return True
+        return not _is_credential(text, span)
     # "R" + ". " + "Vizirov": the gap holds the period of a one-letter initial
     return gap in (".", ". ") and prev.end - prev.start >= 1 and text[prev.end - 1].isupper() and (
         prev.end - 1 == prev.start or not text[prev.end - 2].isalnum()
     )
+
+
+#: Credentials that are also US state codes: after a person's name ("Reuben Castellanos, MD",
+#: "Abernathy-Soto, PA-C") they are a degree, not Maryland or Pennsylvania.
+def _is_credential(text: str, span: Span) -> bool:
+    return text[span.start : span.end].replace(".", "").upper() in CREDENTIALS
+
+
+def _drop_credentials(text: str, spans: list[Span]) -> list[Span]:
+    """A degree after a person's name ("Reuben Castellanos, MD", "Soto, PA-C") is not PHI, even when
+    a model calls it a place (MD and PA are also state codes)."""
+    out: list[Span] = []
+    for span in spans:
+        if (
+            out
+            and out[-1].category in _PERSONS
+            and text[out[-1].end : span.start] in (",", ", ")
+            and _is_credential(text, span)
+        ):
+            continue
+        out.append(span)
+    return out
+
+
+_PUNCTUATION_GAP = re.compile(r"[,;|/()\-\u2013\u2014]")
+_GAP_CHARS = " \t,;|/()-\u2013\u2014"
+
+
+def _set_off(text: str, start: int, end: int, rest_start: int, rest_end: int) -> bool:
+    """Whether a part cut at an edge was separated from the kept rest by punctuation."""
+    kept = text[rest_start:rest_end]
+    lead = kept[: len(kept) - len(kept.lstrip(_GAP_CHARS))] if rest_start > start else ""
+    trail = kept[len(kept.rstrip(_GAP_CHARS)) :] if rest_end < end else ""
+    return bool(_PUNCTUATION_GAP.search(lead) or _PUNCTUATION_GAP.search(trail))
 
 
 def _inside_word(text: str, offset: int) -> bool:
