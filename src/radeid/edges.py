@@ -122,6 +122,8 @@ def extend_to_word_boundaries(text: str, span: Span) -> Span:
 
 def split_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """`[start, end)` cut at field separators (line breaks, tabs, runs of spaces, label colons)."""
+    if _SEPARATOR.search(text, start, end) is None:
+        return [(start, end)]
     pieces: list[tuple[int, int]] = []
     cursor = start
     for sep in _SEPARATOR.finditer(text, start, end):
@@ -133,6 +135,8 @@ def split_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
     """The pieces of `span` that obey the edge rule (none when only punctuation is left)."""
+    if _already_clean(text, span):
+        return [span]
     ranges = split_fields(text, span.start, span.end) if split else [(span.start, span.end)]
     out: list[Span] = []
     for start, end in ranges:
@@ -149,6 +153,17 @@ def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
             continue
         out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))
     return out
+
+
+def _already_clean(text: str, span: Span) -> bool:
+    """Fast path for the common case: one word-bounded field of a category with no further edge rules."""
+    first, last = text[span.start], text[span.end - 1]
+    return (
+        first.isalnum()
+        and last.isalnum()
+        and span.category not in _PROPER
+        and _SEPARATOR.search(text, span.start, span.end) is None
+    )
 
 
 def _strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:

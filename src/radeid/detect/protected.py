@@ -167,16 +167,26 @@ class ProtectedContent:
         return found
 
     def find_near(self, text: str, spans: Iterable[Span]) -> list[ProtectedSpan]:
-        """Protected matches on the lines that hold any of `spans` (patterns never cross lines)."""
-        lines: set[tuple[int, int]] = set()
+        """Protected matches that can overlap `spans`: each span's line, within `NEAR` characters.
+
+        Patterns never cross a line break and protected text is short, so a match that overlaps a
+        span starts less than `NEAR` characters before it; scanning only there keeps the cost per
+        document small (most of a report is far from any PHI proposal).
+        """
+        windows: set[tuple[int, int]] = set()
         for span in spans:
-            first = text.rfind("\n", 0, span.start) + 1
-            last = text.find("\n", span.end)
-            lines.add((first, len(text) if last < 0 else last))
+            line_start = text.rfind("\n", 0, span.start) + 1
+            line_end = text.find("\n", span.end)
+            line_end = len(text) if line_end < 0 else line_end
+            windows.add((max(line_start, span.start - NEAR), min(line_end, span.end + NEAR)))
         found: list[ProtectedSpan] = []
-        for start, end in sorted(merge_intervals(lines)):
+        for start, end in merge_intervals(windows):
             found.extend(self.find(text, start, end))
         return found
+
+
+#: How far around a PHI proposal protected content is looked for (longer than any protected match).
+NEAR = 40
 
 
 def merge_intervals(intervals: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
