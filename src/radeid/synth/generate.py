@@ -140,10 +140,8 @@ def _header(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
     if r.random() < 0.6:
         b.line((ctx.hospital, C.HOSPITAL))
         if r.random() < 0.5:
-            if ctx.x is not None:
-                b.negative(f.department()).newline()  # a department on its own is not PHI
-            else:
-                b.line((f.department(), C.HOSPITAL, "DEPARTMENT"))
+            # a department on its own is not PHI (HIPAA; issue 10): plain text, recorded as a hard negative
+            b.negative(f.department()).newline()
         if r.random() < 0.35:
             b.line(*_address(f, f.city_state_zip()))
         if r.random() < 0.3:
@@ -439,10 +437,7 @@ def _note(b: DocBuilder, ctx: _Ctx, kind: str, spec: KindSpec) -> None:
         _dr(b, ctx, ctx.reader, title=False, cred=True)
         b.newline()
         if r.random() < 0.5:
-            if ctx.x is not None:
-                b.negative(f.department())  # a department on its own is not PHI
-            else:
-                b.phi(f.department(), C.HOSPITAL, "DEPARTMENT")
+            b.negative(f.department())  # a department on its own is not PHI
             b.newline()
         return
     _header(b, ctx, kind, spec)
