@@ -51,7 +51,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # messages are never hard-wrapped (logs, tests at any width)
 
 EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE, EXIT_WRONG_KEY = 0, 1, 2, 3
 

@@ -48,9 +48,9 @@ CREDENTIALS = frozenset(
     "MD DO PA PA-C NP RN APRN CNP DNP PHD MBBS MBCHB RDMS RVT RT ARRT RDCS CRNA FACR FRCR FRCPC MPH DDS DMD "
     "PHARMD LPN CNM MS MA BSN MSN RPA RPA-C".split()
 )
+_CREDENTIAL_ALTERNATIVES = "|".join(re.escape(c) for c in sorted(CREDENTIALS, key=len, reverse=True))
 _TRAILING_CREDENTIALS = re.compile(
-    r"(?:,[ ]?(?:" + "|".join(re.escape(c) for c in sorted(CREDENTIALS, key=len, reverse=True)) + r"|M\.D\.|D\.O\.|Ph\.D\.))+\Z",
-    re.IGNORECASE,
+    r"(?:,[ ]?(?:" + _CREDENTIAL_ALTERNATIVES + r"|M\.D\.|D\.O\.|Ph\.D\.))+\Z", re.IGNORECASE
 )
 #: Lower-case words that belong to a name (van der Berg, de la Cruz, bin Laden, da Silva).
 _PARTICLES = frozenset(

@@ -55,7 +55,7 @@ class Alternative(str, Enum):
 
 def _consoles() -> tuple[Console, Console]:
     # Built per call so that test runners capturing stdout/stderr see the output.
-    return Console(highlight=False), Console(stderr=True, highlight=False)
+    return Console(highlight=False), Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(err: Console, message: str, code: int) -> typer.Exit:

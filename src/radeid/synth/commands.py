@@ -22,7 +22,7 @@ EXIT_DATA, EXIT_USAGE = 1, 2
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    Console(stderr=True, highlight=False).print(f"[red]error[/]: {escape(message)}")
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error[/]: {escape(message)}")
     return typer.Exit(code)
 
 
@@ -107,7 +107,7 @@ def synth_command(
     except ValueError as exc:
         raise _fail(str(exc), EXIT_DATA) from None
     took = time.perf_counter() - began
-    Console(stderr=True, highlight=False).print(
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"wrote {count} documents to {escape(str(output))} in {took:.1f} s ({count / max(took, 1e-9):.0f} docs/s)"
     )
 
@@ -152,7 +152,7 @@ def augment_command(
         raise _fail(f"input not found: {input_path}", EXIT_USAGE)
     if output.exists() and output.resolve() == input_path.resolve():
         raise _fail("the output would overwrite the input", EXIT_USAGE)
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     if seed is not None:
         key = hashlib.sha256(f"radeid-augment-seed:{seed}".encode()).digest()
     else:
