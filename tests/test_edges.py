@@ -51,6 +51,8 @@ def test_person_names_grow_over_a_hyphen() -> None:
     text = "LEE, SOO-JIN (Ms)"
     assert extend_to_word_boundaries(text, Span(9, 12, P)) == Span(5, 12, P)
     assert extend_to_word_boundaries(text, Span(5, 8, P)) == Span(5, 12, P)
+    assert extend_to_word_boundaries(text, Span(8, 12, P)) == Span(5, 12, P)  # "-JIN": a model's ragged start
+    assert extend_to_word_boundaries(text, Span(5, 9, P)) == Span(5, 12, P)  # "SOO-"
     # other categories do not: a date range is two dates
     text = "2019-2020"
     assert extend_to_word_boundaries(text, Span(0, 4, D)) == Span(0, 4, D)

@@ -99,6 +99,11 @@ def extend_to_word_boundaries(text: str, span: Span) -> Span:
     """
     start, end = span.start, span.end
     hyphen = span.category in _PERSONS
+    on_hyphen = 0 < start < end - 1 and text[start] == "-"
+    if hyphen and on_hyphen and text[start - 1].isalpha() and text[start + 1].isalpha():
+        start -= 1  # "-JIN" of "SOO-JIN": the span starts on the hyphen
+    if hyphen and start < end - 1 < len(text) - 1 and text[end - 1] == "-" and text[end].isalpha():
+        end += 1  # "SOO-" of "SOO-JIN"
     while True:
         while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
             start -= 1
