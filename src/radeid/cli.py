@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -50,6 +51,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
+    # A traceback must never print local variables: they hold document text. Plain tracebacks
+    # only (and the CLI maps every known failure to a message without one).
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
 )
 err = Console(stderr=True)
 
@@ -214,11 +219,11 @@ def _progress(quiet: bool) -> Progress:
 
 def _report(summary: RunSummary, quiet: bool, what: str) -> None:
     for issue in summary.warnings[:20]:
-        err.print(f"[yellow]warning[/]: {issue.describe()}", highlight=False)
+        err.print(f"[yellow]warning[/]: {escape(issue.describe())}", highlight=False)
     if len(summary.warnings) > 20:
         err.print(f"[yellow]... and {len(summary.warnings) - 20} more warnings[/]")
     for issue in summary.errors[:20]:
-        err.print(f"[red]skipped[/]: {issue.describe()}", highlight=False)
+        err.print(f"[red]skipped[/]: {escape(issue.describe())}", highlight=False)
     if len(summary.errors) > 20:
         err.print(f"[red]... and {len(summary.errors) - 20} more skipped records[/]")
     if quiet:
@@ -235,7 +240,7 @@ def _report(summary: RunSummary, quiet: bool, what: str) -> None:
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    err.print(f"[red]error[/]: {message}", highlight=False)
+    err.print(f"[red]error[/]: {escape(message)}", highlight=False)
     return typer.Exit(code)
 
 
@@ -381,7 +386,7 @@ def deid(
         if mode is Mode.surrogate or vault is not None:
             key, note = resolve_key(key_file, output.resolve().parent)
             if note:
-                err.print(note, highlight=False)
+                err.print(escape(note), highlight=False)
         surrogate_options = None
         if mode is Mode.surrogate:
             surrogate_options = SurrogateOptions(
@@ -430,9 +435,12 @@ def deid(
             "random stand-in instead of a shifted date"
         )
     if not quiet:
-        err.print(f"output: {output}\naudit:  {audit or default_audit_path(output)}")
+        err.print(
+            f"output: {escape(str(output))}\naudit:  {escape(str(audit or default_audit_path(output)))}",
+            highlight=False,
+        )
         if vault is not None:
-            err.print(f"vault:  {vault}")
+            err.print(f"vault:  {escape(str(vault))}", highlight=False)
 
 
 @app.command()
@@ -514,7 +522,7 @@ def reidentify(
     try:
         key, note = resolve_key(key_file, output.resolve().parent)
         if note:
-            err.print(note, highlight=False)
+            err.print(escape(note), highlight=False)
         rows = read_vault(vault, key)
         options = ReadOptions(id_col=id_col, text_col=text_col)
     except WrongKeyError as exc:
@@ -530,7 +538,10 @@ def reidentify(
     except VaultError as exc:
         raise _fail(str(exc), EXIT_INPUT_ERROR) from None
     if not quiet:
-        err.print(f"restored {summary.documents} documents ({summary.spans} values) into {output}")
+        err.print(
+            f"restored {summary.documents} documents ({summary.spans} values) into {escape(str(output))}",
+            highlight=False,
+        )
 
 
 @app.command("default-config")

@@ -216,7 +216,9 @@ def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
             f"part {path.name} of the work folder {str(path.parent.parent)!r} changed after it was written; "
             "rerun with --resume to redo it"
         )
-    docs = [_decode(line) for line in data.decode("utf-8", "surrogatepass").splitlines()]
+    # Split on "\n" only: the text may hold U+2028, U+2029 or U+0085, which `splitlines()` splits on.
+    lines = data.decode("utf-8", "surrogatepass").split("\n")
+    docs = [_decode(line) for line in lines if line]
     if len(docs) != record.docs:
         raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
     return docs

@@ -553,7 +553,6 @@ def _read_csv(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue
 def _iter_csv(path: Path, options: ReadOptions, layout: _CsvLayout) -> Iterator[Document | ReadIssue]:
     source = str(path)
     width = len(layout.names)
-    id_index = layout.index[options.id_col]
     row_no = 0
     with _open_csv(path, options.encoding) as handle:
         reader = csv.reader(handle, delimiter=_delimiter(path, options), strict=True)
@@ -579,15 +578,14 @@ def _iter_csv(path: Path, options: ReadOptions, layout: _CsvLayout) -> Iterator[
             if not row:
                 continue  # a blank line is not a record
             row_no += 1
-            doc_id = None
-            if id_index < len(row):
-                doc_id, _ = _coerce_id(row[id_index], options.id_col)
             if len(row) != width:
+                # A broken row (an unquoted multi-line cell, say): its "id" field may be report
+                # text, so it is never printed; the file, line and row locate it.
                 fewer = "missing columns" if len(row) < width else "too many columns"
                 yield ReadIssue(
                     source,
                     start_line,
-                    doc_id,
+                    None,
                     f"{fewer}: row has {len(row)} fields, the header has {width}",
                     row=row_no,
                 )
