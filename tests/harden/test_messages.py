@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from radeid.cli import app
-from radeid.io.readers import read_documents
 from radeid.io.errors import ReadIssue
+from radeid.io.readers import read_documents
 
 from .helpers import REPORTS, invoke, read_jsonl, write_jsonl
 
