@@ -31,6 +31,7 @@ from radeid.io.readers import InputFormat, ReadOptions
 from radeid.keys import ENV_VAR, resolve_key
 from radeid.model.commands import register as register_model
 from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel
+from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spark import register as register_spark
 from radeid.spec import PipelineSpec
@@ -276,6 +277,24 @@ def _check_input(path: Path) -> None:
         raise _fail(f"input not found: {path}", EXIT_USAGE)
 
 
+def _read_paths(
+    input_path: Path, config: Path | None, lists: dict[str, list[Path] | None], **named: Path | None
+) -> dict[str, Path | None]:
+    """Every path a command reads, labelled as the user named it (for `check_paths`)."""
+    reads: dict[str, Path | None] = {"the input": input_path, "--config": config, **named}
+    for option, paths in lists.items():
+        for n, path in enumerate(paths or (), 1):
+            reads[f"{option} #{n}" if len(paths or ()) > 1 else option] = path
+    return reads
+
+
+def _check_paths(reads: dict[str, Path | None], writes: dict[str, Path | None]) -> None:
+    try:
+        check_paths(reads, writes)
+    except RadeidIOError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+
+
 @app.command()
 def deid(
     input_path: Annotated[
@@ -371,6 +390,12 @@ def deid(
       radeid deid big.jsonl -o deid.jsonl --workers 2 --resume
     """
     _check_input(input_path)
+    lists = {"--hospital-list": hospital_list, "--vendor-list": vendor_list, "--deny-list": deny_list}
+    lists["--allow-list"] = allow_list
+    _check_paths(
+        _read_paths(input_path, config, lists, **{"--key-file": key_file}),
+        {"--output": output, "--audit": audit or default_audit_path(output), "--vault": vault},
+    )
     try:
         overrides = _overrides(
             hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
@@ -473,6 +498,9 @@ def detect(
       radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
     """
     _check_input(input_path)
+    lists = {"--hospital-list": hospital_list, "--vendor-list": vendor_list, "--deny-list": deny_list}
+    lists["--allow-list"] = allow_list
+    _check_paths(_read_paths(input_path, config, lists), {"--output": output})
     try:
         overrides = _overrides(
             hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
@@ -517,6 +545,7 @@ def reidentify(
       radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
     """
     _check_input(input_path)
+    _check_paths(_read_paths(input_path, None, {}, **{"--vault": vault, "--key-file": key_file}), {"--output": output})
     if key_file is None and not os.environ.get(ENV_VAR):
         raise _fail(f"reidentify needs the run's key: pass --key-file or set {ENV_VAR}", EXIT_USAGE)
     try:

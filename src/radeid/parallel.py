@@ -59,6 +59,7 @@ from radeid.journal import (
     work_folder_for,
     write_part,
 )
+from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spec import PipelineSpec, canonical
 from radeid.vault import VaultWriter
@@ -284,6 +285,7 @@ def deidentify_path_parallel(
     audit = Path(audit_path) if audit_path is not None else default_audit_path(output_path)
     if not input_path.exists():
         raise InputNotFoundError(f"input not found: {input_path}")
+    check_paths({"the input": input_path}, {"the output": output_path, "the audit": audit, "the vault": vault_path})
     read_documents(input_path, input_format, options)  # whole-input problems are raised here, up front
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
     _preflight(output_path, out_fmt, options, input_path, audit)
