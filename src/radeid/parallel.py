@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from radeid.batch import (
+    DuplicateIdError,
     OnError,
     RunAborted,
     RunSummary,
@@ -299,7 +300,7 @@ def deidentify_path_parallel(
         pool = _Pool(spec, work, workers, mp_context, on_batch)
         failed = True
         try:
-            stream = _documents(input_path, input_format, options, on_error, summary)
+            stream = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
             for batch, docs in enumerate(_batches(stream, size)):
                 summary.documents += len(docs)
                 summary.batches += 1
@@ -319,8 +320,8 @@ def deidentify_path_parallel(
             pool.close(failed=failed)
         vault = (Path(vault_path), vault_key) if vault_path is not None and vault_key is not None else None
         _merge(work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size)
-    except RunAborted:
-        work.discard()
+    except (RunAborted, DuplicateIdError):
+        work.discard()  # the input must change before the run can succeed: nothing to resume
         raise
     except BaseException as exc:
         kept = bool(work.done) or work.resumed

@@ -62,6 +62,8 @@ class ReadIssue:
     reason: str
     severity: str = "error"
     row: int | None = None
+    #: A machine-readable kind for issues callers treat specially (`"duplicate-id"`), else None.
+    code: str | None = None
 
     def __post_init__(self) -> None:
         if self.severity not in ("error", "warning"):

@@ -197,7 +197,16 @@ def _checked(
         if options.warn_duplicates:
             key = _id_hash(doc.id)
             if key in seen:
-                yield _issue_at(doc, "duplicate document id; ids should be unique", "warning")
+                meta = doc.metadata
+                yield ReadIssue(
+                    str(meta.get("path", "")),
+                    meta.get("line"),
+                    doc.id,
+                    "duplicate document id; ids should be unique",
+                    "warning",
+                    meta.get("row"),
+                    code="duplicate-id",
+                )
             seen.add(key)
         yield doc
     if not anything:
