@@ -67,7 +67,8 @@ def test_round_trip_restores_every_original_exactly(tmp_path: Path, results) -> 
 def test_one_row_per_replacement_and_no_phi_in_clear(tmp_path: Path, results) -> None:  # noqa: ANN001
     path = write(tmp_path / "vault.parquet", results)
     table = pq.read_table(path)
-    assert table.num_rows == sum(len(r.replacements) for r in results)
+    # one row per replacement, one per document (PHI or not), one trailer
+    assert table.num_rows == sum(len(r.replacements) for r in results) + len(results) + 1
     raw = path.read_bytes()
     doc = results[0].document
     for secret in [doc.id, doc.patient_id or ""] + [doc.text[s.start : s.end] for s in doc.spans if len(s) > 4]:

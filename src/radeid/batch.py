@@ -23,7 +23,7 @@ from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
 from radeid.pipeline import Deidentifier
-from radeid.vault import VaultRow, VaultWriter, reidentify_text
+from radeid.vault import VaultMissingError, VaultRow, VaultWriter, reidentify_text
 
 OnError = Literal["fail", "skip"]
 
@@ -205,14 +205,30 @@ def reidentify_path(
     summary = RunSummary()
     docs = _documents(input_path, input_format, options, "fail", summary, unique_ids=True)
     out_fmt = choose_output_format(input_path, output_path, input_format, None)
-    with open_writer(output_path, out_fmt, options, input_path=input_path) as writer:
+    restored: set[str] = set()
+    # Re-identified text is the original PHI: private like the vault and the key (0600 / 0700).
+    with open_writer(output_path, out_fmt, options, input_path=input_path, private=True) as writer:
         for batch in _batches(docs, 256):
             for doc in batch:
-                rows = vault_rows.get(doc.id, ())
+                rows = vault_rows.get(doc.id)
+                if rows is None:
+                    meta = doc.metadata
+                    where = ReadIssue(str(meta.get("path", "")), meta.get("line"), doc.id, "", row=meta.get("row"))
+                    raise VaultMissingError(
+                        f"{where.describe().removesuffix(': ')}: this document is not in the vault; is it the "
+                        "vault of another run? Nothing was written"
+                    )
                 original = reidentify_text(doc.text, rows)
                 writer.write(Result(document=doc, text=original, replacements=()))
+                restored.add(doc.id)
                 summary.documents += 1
                 summary.spans += len(rows)
             if on_batch:
                 on_batch(len(batch))
+        left = [doc_id for doc_id in vault_rows if doc_id not in restored]
+        if left:
+            raise VaultMissingError(
+                f"{len(left)} document(s) of the vault are not in the input (e.g. {left[0]!r}); a partial "
+                "re-identification is refused. Nothing was written"
+            )
     return summary

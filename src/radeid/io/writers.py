@@ -119,8 +119,12 @@ class _AtomicTarget:
             self.tmp = Path(name)
         self.done = False
 
+    private = False  # True: keep mkstemp/mkdtemp's 0600/0700 (re-identified text)
+
     def _fix_mode(self) -> None:
         """mkstemp/mkdtemp create 0600/0700; give the result the mode a plain open() would."""
+        if self.private:
+            return
         if self.target.exists():
             mode = self.target.stat().st_mode & 0o777
         else:
@@ -280,6 +284,14 @@ class DocumentWriter(_Committable):
 
     def __enter__(self) -> DocumentWriter:
         return self
+
+    def _make_private(self) -> None:
+        for name in ("_file", "_atomic"):
+            holder = getattr(self, name, None)
+            atomic = getattr(holder, "atomic", holder)
+            if isinstance(atomic, _AtomicTarget):
+                atomic.private = True
+        self._private = True
 
     def write(self, result: Result) -> None:
         """Append one de-identified document (its `text`, never the original)."""
@@ -464,7 +476,10 @@ class _FolderWriter(DocumentWriter):
         while True:
             candidate = base.with_name(base.name + (f"~{n}" if n > 1 else "") + suffix)
             try:
-                return candidate, open(candidate, "x", encoding="utf-8", newline="")  # noqa: SIM115
+                handle = open(candidate, "x", encoding="utf-8", newline="")  # noqa: SIM115
+                if getattr(self, "_private", False):
+                    os.chmod(candidate, 0o600)
+                return candidate, handle
             except FileExistsError:
                 n += 1
 
@@ -487,6 +502,8 @@ class _FolderWriter(DocumentWriter):
             handle.write(result.text)
         if self.format is InputFormat.BRAT:
             with open(txt.with_suffix(".ann"), "x", encoding="utf-8", newline="") as ann:
+                if getattr(self, "_private", False):
+                    os.chmod(txt.with_suffix(".ann"), 0o600)
                 ann.write(brat_ann(_tags(result)))
 
     def _commit(self) -> None:
@@ -498,7 +515,10 @@ class _FolderWriter(DocumentWriter):
         mode = 0o666 & ~_umask()
         for target in self._targets:
             produced = self._atomic.tmp / target.name
-            os.chmod(produced, target.stat().st_mode & 0o777 if target.exists() else mode)
+            if getattr(self, "_private", False):
+                os.chmod(produced, 0o600)
+            else:
+                os.chmod(produced, target.stat().st_mode & 0o777 if target.exists() else mode)
             os.replace(produced, target)
         self._atomic.discard()
 
@@ -552,6 +572,7 @@ def open_writer(
     *,
     overwrite: bool | None = None,
     input_path: str | os.PathLike[str] | None = None,
+    private: bool = False,
 ) -> DocumentWriter:
     """A `DocumentWriter` for `path` (see `output_format` for how a missing `fmt` is chosen).
 
@@ -565,14 +586,19 @@ def open_writer(
     f = output_format(p, fmt)
     if input_path is not None:
         check_not_input(p, Path(input_path))
+    writer: DocumentWriter
     if f is InputFormat.JSONL:
-        return _JsonlWriter(p, options, overwrite)
-    if f is InputFormat.CSV:
-        return _CsvWriter(p, options, overwrite)
-    if f is InputFormat.PARQUET:
-        return _ParquetWriter(p, options, overwrite)
-    assert f in FOLDER_FORMATS
-    return _FolderWriter(p, f, options, overwrite)
+        writer = _JsonlWriter(p, options, overwrite)
+    elif f is InputFormat.CSV:
+        writer = _CsvWriter(p, options, overwrite)
+    elif f is InputFormat.PARQUET:
+        writer = _ParquetWriter(p, options, overwrite)
+    else:
+        assert f in FOLDER_FORMATS
+        writer = _FolderWriter(p, f, options, overwrite)
+    if private:
+        writer._make_private()
+    return writer
 
 
 # ---------------------------------------------------------------------------------- audit, spans
