@@ -52,13 +52,14 @@ __all__ = [
     "WorkFolder",
     "WorkFolderExistsError",
     "fingerprint_input",
+    "docs_digest",
     "ids_digest",
     "read_part",
     "work_folder_for",
     "write_part",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`)
 _WORK_SUFFIX = ".radeid-work"
 _DONE_SUFFIX = ".radeid-done"
 
@@ -115,6 +116,22 @@ def ids_digest(ids: Iterable[str]) -> str:
     for doc_id in ids:
         raw = doc_id.encode("utf-8", "surrogatepass")
         digest.update(len(raw).to_bytes(8, "little") + raw)
+    return digest.hexdigest()
+
+
+def docs_digest(docs: Iterable[Any]) -> str:
+    """A digest of a batch's *content* in order: ids, texts, patient ids and kept columns.
+
+    Journaled when the batch is de-identified and recomputed when the final merge re-reads the
+    input: if the input changed in between (same ids, other text), the merge refuses, instead of
+    pairing new originals with old output in the vault.
+    """
+    digest = hashlib.blake2b(digest_size=20)
+    for doc in docs:
+        columns = doc.metadata.get("columns") or {}
+        for value in (doc.id, doc.text, doc.patient_id, json.dumps(columns, sort_keys=True, default=repr)):
+            raw = b"\x00" if value is None else b"\x01" + value.encode("utf-8", "surrogatepass")
+            digest.update(len(raw).to_bytes(8, "little") + raw)
     return digest.hexdigest()
 
 

@@ -55,7 +55,7 @@ from radeid.journal import (
     JournalError,
     WorkFolder,
     fingerprint_input,
-    ids_digest,
+    docs_digest,
     read_part,
     work_folder_for,
     write_part,
@@ -207,7 +207,7 @@ class _Pool:
             )
 
     def submit(self, batch: int, docs: list[Document]) -> None:
-        digest = ids_digest(d.id for d in docs)
+        digest = docs_digest(docs)
         if self.local is not None:
             self._done(_process(self.local, self.work.parts, batch, docs), len(docs), digest)
             return
@@ -308,7 +308,7 @@ def deidentify_path_parallel(
                 if record is None:
                     pool.submit(batch, docs)
                     continue
-                if record.docs != len(docs) or record.ids != ids_digest(d.id for d in docs):
+                if record.docs != len(docs) or record.ids != docs_digest(docs):
                     raise JournalError(f"batch {batch} of the work folder does not match the input; delete {work.path}")
                 summary.resumed_batches += 1
                 summary.resumed_documents += len(docs)
@@ -361,8 +361,12 @@ def _merge(
             if record is None:
                 raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
             parts = read_part(work.part_path(batch), record)
-            if [p.id for p in parts] != [d.id for d in docs]:
-                raise JournalError(f"batch {batch} of the work folder does not match the input; the input changed")
+            if [p.id for p in parts] != [d.id for d in docs] or docs_digest(docs) != record.ids:
+                raise JournalError(
+                    f"the input {str(input_path)!r} changed during the run (batch {batch}, documents "
+                    f"{docs[0].id!r} to {docs[-1].id!r}, differs from what was de-identified); nothing was written. "
+                    f"Rerun from the start (delete {str(work.path)!r})"
+                )
             for doc, part in zip(docs, parts, strict=True):
                 result: Result = part.result_for(doc)
                 writer.write(result)

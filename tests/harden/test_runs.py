@@ -1,0 +1,59 @@
+"""Issue 12, points 4, 5, 8, 16: the input changing mid-run, the three-file commit, per-document
+pipeline errors, signals, locks and leftovers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from radeid.config import Config
+from radeid.journal import JournalError, work_folder_for
+from radeid.parallel import deidentify_path_parallel
+from radeid.spec import PipelineSpec
+from radeid.vault import read_vault, reidentify_text
+
+from .helpers import read_jsonl, write_jsonl
+
+KEY = bytes(range(32))
+
+
+def spec(batch_size: int = 4) -> PipelineSpec:
+    cfg = Config.load(overrides={"pipeline": {"batch_size": batch_size, "detectors": ["rules", "lexicon"]}})
+    return PipelineSpec(cfg, "surrogate", KEY)
+
+
+def rows(n: int, tag: str = "Grant") -> list[dict]:
+    return [
+        {"id": f"d{i:03d}", "text": f"Seen by Dr. Alan {tag} on 03/04/2019. MRN: {4455000 + i}. Call (555) 201-3344."}
+        for i in range(n)
+    ]
+
+
+def test_input_changed_during_the_run_is_refused(tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(12))
+    out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
+    calls = []
+
+    def change_input(n: int) -> None:
+        calls.append(n)
+        if len(calls) == 1:  # same ids, same count, other text
+            write_jsonl(src, rows(12, tag="Grunt"))
+
+    with pytest.raises(JournalError, match="changed"):
+        deidentify_path_parallel(
+            spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, on_batch=change_input
+        )
+    assert not out.exists() and not vault.exists()
+
+
+def check_agree(src: Path, out: Path, vault: Path) -> None:
+    originals = {r["id"]: r["text"] for r in read_jsonl(src)}
+    opened = read_vault(vault, KEY)
+    got = read_jsonl(out)
+    assert [r["id"] for r in got] == list(originals)
+    for row in got:
+        assert reidentify_text(row["text"], opened[row["id"]]) == originals[row["id"]]
+    audit = [json.loads(x) for x in Path(f"{out}.audit.jsonl").read_text().split("\n") if x]
+    assert len(audit) == sum(len(v) for v in opened.values())
