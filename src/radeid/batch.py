@@ -38,6 +38,8 @@ class RunSummary:
     errors: list[ReadIssue] = field(default_factory=list)
     warnings: list[ReadIssue] = field(default_factory=list)
     aborted: bool = False
+    #: Valid documents read so far (`documents` counts those de-identified, batch by batch).
+    read: int = 0
 
 
 class DuplicateIdError(RadeidIOError):
@@ -108,7 +110,49 @@ def _documents(
                 summary.aborted = True
                 raise RunAborted(item, summary)
             continue
+        summary.read += 1
         yield item
+
+
+def pipeline_issue(doc: Document, error_type: str, on_error: OnError) -> ReadIssue:
+    """An error of the pipeline on one document: where it is, its id and the exception *type* only
+    (an exception's message or traceback may quote the text)."""
+    meta = doc.metadata
+    then = "; skipped" if on_error == "skip" else ""
+    return ReadIssue(
+        str(meta.get("path", "")),
+        meta.get("line"),
+        doc.id,
+        f"the pipeline failed on this document ({error_type}){then}",
+        "error",
+        meta.get("row"),
+        code="pipeline",
+    )
+
+
+def deidentify_each(
+    deidentifier: Deidentifier, docs: Sequence[Document], on_error: OnError
+) -> tuple[list[Result], list[tuple[int, BaseException]]]:
+    """De-identify a batch; when it raises, retry document by document to find the culprit(s).
+
+    Returns the results of the documents that succeeded and `(index in batch, exception)` for
+    those that failed (with `on_error="fail"`, stops at the first). Every random choice is keyed,
+    so a document gives the same result alone as in its batch.
+    """
+    try:
+        return deidentifier.deidentify(docs), []
+    except Exception:  # noqa: BLE001 - found again, per document, below
+        pass
+    results: list[Result] = []
+    failed: list[tuple[int, BaseException]] = []
+    for i, doc in enumerate(docs):
+        try:
+            results.extend(deidentifier.deidentify([doc]))
+        except Exception as exc:  # noqa: BLE001 - reported by id and type, never by message
+            failed.append((i, exc))
+            if on_error == "fail":
+                break
+    return results, failed
 
 
 def _batches(docs: Iterator[Document], size: int) -> Iterator[list[Document]]:
@@ -145,7 +189,13 @@ def deidentify_path(
         audit = stack.enter_context(AuditWriter(audit_path or default_audit_path(output_path)))
         vault = stack.enter_context(VaultWriter(vault_path, vault_key)) if vault_path and vault_key else None
         for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
-            for result in deidentifier.deidentify(batch):
+            results, failed = deidentify_each(deidentifier, batch, on_error)
+            for index, exc in failed:
+                summary.errors.append(pipeline_issue(batch[index], type(exc).__name__, on_error))
+                if on_error == "fail":
+                    summary.aborted = True
+                    raise RunAborted(summary.errors[-1], summary)
+            for result in results:
                 writer.write(result)
                 audit.write(result)
                 if vault is not None:

@@ -260,8 +260,8 @@ def _run(job: Any, quiet: bool, label: str) -> RunSummary:
             return job(on_batch)
         except RunAborted as exc:
             raise _fail(
-                f"{exc.issue.describe()}\nStopped after {exc.summary.documents} documents; no output was "
-                "written. Fix the record or rerun with --on-error skip.",
+                f"{exc.issue.describe()}\nStopped at this record ({exc.summary.read} valid document(s) read); no "
+                "output was written. Fix the record or rerun with --on-error skip.",
                 EXIT_INPUT_ERROR,
             ) from None
         except ParallelRunError as exc:

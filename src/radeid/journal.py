@@ -151,6 +151,8 @@ class BatchRecord:
     size: int
     sha256: str
     stats: dict[str, int] = field(default_factory=dict)
+    #: Documents the pipeline failed on (`--on-error skip`): (index in the batch, exception type).
+    skipped: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def parse(cls, line: str) -> BatchRecord | None:
@@ -158,7 +160,8 @@ class BatchRecord:
             data = json.loads(line)
             batch, docs, size = int(data["batch"]), int(data["docs"]), int(data["size"])
             stats = {str(k): int(v) for k, v in dict(data.get("stats") or {}).items()}
-            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats)
+            skipped = tuple((int(i), str(t)) for i, t in data.get("skipped") or ())
+            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None
@@ -236,7 +239,7 @@ def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
     # Split on "\n" only: the text may hold U+2028, U+2029 or U+0085, which `splitlines()` splits on.
     lines = data.decode("utf-8", "surrogatepass").split("\n")
     docs = [_decode(line) for line in lines if line]
-    if len(docs) != record.docs:
+    if len(docs) != record.docs - len(record.skipped):
         raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
     return docs
 

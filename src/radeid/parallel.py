@@ -44,6 +44,8 @@ from radeid.batch import (
     _documents,
     choose_output_format,
     default_audit_path,
+    deidentify_each,
+    pipeline_issue,
 )
 from radeid.document import Document, Result
 from radeid.io.errors import InputNotFoundError
@@ -128,23 +130,33 @@ def _part_name(batch: int) -> str:
     return f"{batch:012d}.jsonl"
 
 
-_Outcome = tuple[int, int, str, dict[str, int]]
+_Outcome = tuple[int, int, str, dict[str, int], tuple[tuple[int, str], ...]]
 
 
-def _process(deid: Deidentifier, parts: Path, batch: int, docs: list[Document]) -> _Outcome:
-    """De-identify one batch, store its part; returns (batch, part size, part SHA-256, stats)."""
+def _process(deid: Deidentifier, parts: Path, batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
+    """De-identify one batch, store its part; returns (batch, part size, part SHA-256, stats,
+    failed documents as (index in batch, exception type name): never the exception's message)."""
     stats = getattr(deid.replacer, "stats", None)
     before = Counter(stats) if isinstance(stats, Counter) else Counter()
-    results = deid.deidentify(docs)
+    results, failed = deidentify_each(deid, docs, on_error)
     size, sha = write_part(parts / _part_name(batch), results)
     after = Counter(stats) if isinstance(stats, Counter) else Counter()
-    return batch, size, sha, {k: int(v) for k, v in (after - before).items()}
+    skipped = tuple((i, type(exc).__name__) for i, exc in failed)
+    return batch, size, sha, {k: int(v) for k, v in (after - before).items()}, skipped
 
 
-def _run_batch(batch: int, docs: list[Document]) -> _Outcome:
+def _run_batch(batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
     if "error" in _WORKER:
         raise _WORKER["error"]
-    return _process(_WORKER["deid"], _WORKER["parts"], batch, docs)
+    return _process(_WORKER["deid"], _WORKER["parts"], batch, docs, on_error)
+
+
+class _PipelineFailed(Exception):
+    """`--on-error fail` and the pipeline raised on a document (carried to the runner)."""
+
+    def __init__(self, issue: ReadIssue) -> None:
+        super().__init__(issue.describe())
+        self.issue = issue
 
 
 def _default_context() -> BaseContext:
@@ -188,12 +200,21 @@ class _Pool:
     """Batches in flight, in worker processes (or in this process for `workers=1`)."""
 
     def __init__(
-        self, spec: PipelineSpec, work: WorkFolder, workers: int, context: BaseContext | None, on_batch: Any
+        self,
+        spec: PipelineSpec,
+        work: WorkFolder,
+        workers: int,
+        context: BaseContext | None,
+        on_batch: Any,
+        on_error: OnError,
+        summary: RunSummary,
     ) -> None:
         self.work = work
         self.on_batch = on_batch
+        self.on_error = on_error
+        self.summary = summary
         self.limit = 2 * workers
-        self.pending: dict[Future[_Outcome], tuple[int, int, str]] = {}
+        self.pending: dict[Future[_Outcome], tuple[list[Document], str]] = {}
         self.local: Deidentifier | None = None
         self.executor: ProcessPoolExecutor | None = None
         if workers == 1:
@@ -209,31 +230,38 @@ class _Pool:
     def submit(self, batch: int, docs: list[Document]) -> None:
         digest = docs_digest(docs)
         if self.local is not None:
-            self._done(_process(self.local, self.work.parts, batch, docs), len(docs), digest)
+            self._done(_process(self.local, self.work.parts, batch, docs, self.on_error), docs, digest)
             return
         assert self.executor is not None
         while len(self.pending) >= self.limit:
             self._collect(FIRST_COMPLETED)
-        self.pending[self.executor.submit(_run_batch, batch, docs)] = (batch, len(docs), digest)
+        self.pending[self.executor.submit(_run_batch, batch, docs, self.on_error)] = (docs, digest)
 
     def _collect(self, how: str) -> None:
         finished, _ = wait(list(self.pending), return_when=how)
         failure: BaseException | None = None
         for future in finished:  # journal every success before raising a failure: less to redo
-            _, count, digest = self.pending.pop(future)
+            docs, digest = self.pending.pop(future)
             error = future.exception()
             if error is None:
-                self._done(future.result(), count, digest)
+                try:
+                    self._done(future.result(), docs, digest)
+                except _PipelineFailed as exc:
+                    failure = failure or exc
             elif failure is None:
                 failure = error
         if failure is not None:
             raise failure
 
-    def _done(self, outcome: _Outcome, count: int, digest: str) -> None:
-        batch, size, sha, stats = outcome
-        self.work.record(BatchRecord(batch, count, digest, size, sha, stats))
+    def _done(self, outcome: _Outcome, docs: list[Document], digest: str) -> None:
+        batch, size, sha, stats, skipped = outcome
+        if skipped and self.on_error == "fail":
+            index, name = skipped[0]
+            raise _PipelineFailed(pipeline_issue(docs[index], name, "fail"))
+        self.work.record(BatchRecord(batch, len(docs), digest, size, sha, stats, skipped))
+        self.summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in skipped)
         if self.on_batch:
-            self.on_batch(count)
+            self.on_batch(len(docs))
 
     def drain(self) -> None:
         while self.pending:
@@ -297,7 +325,7 @@ def deidentify_path_parallel(
     summary.resumed = work.resumed
     size = spec.config.pipeline.batch_size
     try:
-        pool = _Pool(spec, work, workers, mp_context, on_batch)
+        pool = _Pool(spec, work, workers, mp_context, on_batch, on_error, summary)
         failed = True
         try:
             stream = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
@@ -310,6 +338,7 @@ def deidentify_path_parallel(
                     continue
                 if record.docs != len(docs) or record.ids != docs_digest(docs):
                     raise JournalError(f"batch {batch} of the work folder does not match the input; delete {work.path}")
+                summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in record.skipped)
                 summary.resumed_batches += 1
                 summary.resumed_documents += len(docs)
                 if on_batch:
@@ -323,6 +352,11 @@ def deidentify_path_parallel(
     except (RunAborted, DuplicateIdError):
         work.discard()  # the input must change before the run can succeed: nothing to resume
         raise
+    except _PipelineFailed as exc:
+        work.discard()
+        summary.aborted = True
+        summary.errors.append(exc.issue)
+        raise RunAborted(exc.issue, summary) from None
     except BaseException as exc:
         kept = bool(work.done) or work.resumed
         if kept:
@@ -351,7 +385,7 @@ def _merge(
     size: int,
 ) -> None:
     """Stream every part, in batch order, through the normal atomic writers."""
-    written = 0
+    written = skipped = 0
     with contextlib.ExitStack() as stack:
         writer = stack.enter_context(open_writer(output_path, out_fmt, options, input_path=input_path))
         audit = stack.enter_context(AuditWriter(audit_path))
@@ -361,12 +395,17 @@ def _merge(
             if record is None:
                 raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
             parts = read_part(work.part_path(batch), record)
-            if [p.id for p in parts] != [d.id for d in docs] or docs_digest(docs) != record.ids:
+            changed = docs_digest(docs) != record.ids
+            if record.skipped:
+                gone = {i for i, _ in record.skipped}
+                docs = [doc for i, doc in enumerate(docs) if i not in gone]
+            if changed or [p.id for p in parts] != [d.id for d in docs]:
                 raise JournalError(
                     f"the input {str(input_path)!r} changed during the run (batch {batch}, documents "
                     f"{docs[0].id!r} to {docs[-1].id!r}, differs from what was de-identified); nothing was written. "
                     f"Rerun from the start (delete {str(work.path)!r})"
                 )
+            skipped += len(record.skipped)
             for doc, part in zip(docs, parts, strict=True):
                 result: Result = part.result_for(doc)
                 writer.write(result)
@@ -376,6 +415,7 @@ def _merge(
                 summary.spans += len(result.replacements)
                 summary.by_category.update(r.span.category.value for r in result.replacements)
             summary.replacer_stats.update(record.stats)
-            written += len(docs)
+            written += record.docs
         if written != summary.documents:  # the input changed between the two reads: commit nothing
             raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
+        summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written

@@ -57,3 +57,43 @@ def check_agree(src: Path, out: Path, vault: Path) -> None:
         assert reidentify_text(row["text"], opened[row["id"]]) == originals[row["id"]]
     audit = [json.loads(x) for x in Path(f"{out}.audit.jsonl").read_text().split("\n") if x]
     assert len(audit) == sum(len(v) for v in opened.values())
+
+
+SECRET = "Zebulon Quixote-Vantablack"
+
+
+@pytest.fixture
+def exploding(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """The pipeline raises, quoting the text, on any document that holds BOOM (as a site rule's
+    validator raising on an odd character would)."""
+    from radeid.pipeline import Deidentifier
+
+    real = Deidentifier.deidentify
+
+    def deidentify(self, docs):  # noqa: ANN001, ANN202
+        for doc in docs:
+            if "BOOM" in doc.text:
+                raise ValueError(f"cannot parse {doc.text!r}")
+        return real(self, docs)
+
+    monkeypatch.setattr(Deidentifier, "deidentify", deidentify)
+
+
+def test_pipeline_error_on_one_document_is_skipped_by_id(tmp_path: Path, exploding: None) -> None:
+    from .helpers import invoke
+
+    data = rows(9)
+    data[5]["text"] = f"BOOM {SECRET} seen on 03/04/2019."
+    src = write_jsonl(tmp_path / "in.jsonl", data)
+    out = tmp_path / "out.jsonl"
+    code, output = invoke("deid", src, "-o", out, "--no-model", "-w", "1", "--on-error", "skip", "--batch-size", "4")
+    assert code == 0, output
+    assert "'d005'" in output and "ValueError" in output and SECRET not in output
+    assert [r["id"] for r in read_jsonl(out)] == [r["id"] for r in data if r["id"] != "d005"]
+    assert "8 documents" in output
+
+    code, output = invoke("deid", src, "-o", tmp_path / "o2.jsonl", "--no-model", "-w", "1", "--batch-size", "4")
+    assert code == 1, output
+    assert "'d005'" in output and "ValueError" in output and SECRET not in output
+    assert "Traceback" not in output
+    assert not (tmp_path / "o2.jsonl").exists()
