@@ -17,6 +17,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal
 
+from radeid.commit import commit_together
 from radeid.document import Document, Result
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
@@ -184,10 +185,16 @@ def deidentify_path(
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
     if vault_path is not None and vault_key is None:
         raise ValueError("a vault needs a key")
-    with contextlib.ExitStack() as stack:
-        writer = stack.enter_context(open_writer(output_path, out_fmt, options, input_path=input_path))
-        audit = stack.enter_context(AuditWriter(audit_path or default_audit_path(output_path)))
-        vault = stack.enter_context(VaultWriter(vault_path, vault_key)) if vault_path and vault_key else None
+    writers: list = []
+    try:
+        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
+        writers.append(writer)
+        audit = AuditWriter(audit_path or default_audit_path(output_path))
+        writers.append(audit)
+        vault = VaultWriter(vault_path, vault_key) if vault_path and vault_key else None
+        if vault is not None:
+            writers.append(vault)
+            vault.open()
         for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
             results, failed = deidentify_each(deidentifier, batch, on_error)
             for index, exc in failed:
@@ -205,6 +212,12 @@ def deidentify_path(
                 summary.by_category.update(r.span.category.value for r in result.replacements)
             if on_batch:
                 on_batch(len(batch))
+    except BaseException:
+        for each in writers:
+            with contextlib.suppress(Exception):
+                each.abort()
+        raise
+    commit_together(writers)  # output, audit and vault: all staged and synced before any is renamed
     return summary
 
 

@@ -14,6 +14,9 @@ de-identified text, which may still contain PHI the detectors missed; mode 0700)
   part is in place. A batch is done when its line is complete and its part matches the line
   (so a part that a power loss left empty or torn is redone, never merged).
 * `lock` — held (flock) by the running process; the OS drops it when the process dies.
+* `commit.json` — written (fsynced) once output, audit and vault are all staged and synced beside
+  their targets, before the first of their renames: a resume that finds it replays the renames
+  (`radeid.commit`), so the three always come from the same run.
 
 Crash at any moment: a part without a journal line is an orphan and is redone; a torn last
 journal line is dropped; a half-written temporary is deleted. Redoing a batch gives the same bytes

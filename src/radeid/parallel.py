@@ -9,9 +9,12 @@ boundaries, same writers, same handling of bad records), with three differences:
 * Every finished batch is stored as a part in a work folder beside the output and journaled
   (see `radeid.journal`). After a crash, `resume=True` skips the journaled batches and redoes the
   rest. Output order is input order because parts are merged by batch index, not by finishing time.
-* The output and audit are written at the end, in one pass over the parts, through the normal
-  atomic writers. The merge re-reads the input for each document's metadata (kept columns,
-  folder paths), so the parts never hold more than the de-identified text and the replacements.
+* The output, audit and vault are written at the end, in one pass over the parts, into
+  temporaries, then committed as one unit (`radeid.commit`: stage and fsync all three, record the
+  renames in the work folder, rename; a resume finishes an interrupted commit). The merge
+  re-reads the input for each document's metadata (kept columns, folder paths), so the parts never
+  hold more than the de-identified text and the replacements; each batch's content digest is
+  checked against the journal, so an input changed during the run is refused.
 
 Because every surrogate is keyed by (key, scope, original), and batches are the same as
 `deidentify_path`'s, the output is byte-identical to a single-process run, resumed or not.
@@ -47,6 +50,7 @@ from radeid.batch import (
     deidentify_each,
     pipeline_issue,
 )
+from radeid.commit import commit_together, finish_commit, remove_temporaries
 from radeid.document import Document, Result
 from radeid.io.errors import InputNotFoundError
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
@@ -323,6 +327,21 @@ def deidentify_path_parallel(
     manifest = _manifest(spec, input_path, input_format, options)
     work = WorkFolder.open(output_path, manifest, resume=resume, key_matches=spec.key_matches)
     summary.resumed = work.resumed
+    if work.resumed:
+        try:
+            done = finish_commit(work.path / COMMIT_RECORD)
+            if done is None:  # a run killed mid-merge left temporaries beside the outputs
+                remove_temporaries([output_path, audit, vault_path])
+        except BaseException:
+            work.close()
+            raise
+        if done is not None:  # the interrupted run had committed: its renames are now all done
+            summary.documents = int(done.get("documents", 0))
+            summary.spans = int(done.get("spans", 0))
+            summary.by_category.update({str(k): int(v) for k, v in dict(done.get("by_category") or {}).items()})
+            summary.resumed_documents = summary.documents
+            work.finish()
+            return summary
     size = spec.config.pipeline.batch_size
     try:
         pool = _Pool(spec, work, workers, mp_context, on_batch, on_error, summary)
@@ -372,6 +391,9 @@ def deidentify_path_parallel(
     return summary
 
 
+COMMIT_RECORD = "commit.json"
+
+
 def _merge(
     work: WorkFolder,
     summary: ParallelRunSummary,
@@ -384,25 +406,33 @@ def _merge(
     options: ReadOptions,
     size: int,
 ) -> None:
-    """Stream every part, in batch order, through the normal atomic writers."""
+    """Stream every part, in batch order, into temporaries; then commit output, audit and vault as
+    one unit (`radeid.commit.commit_together`, with its record in the work folder for a resume)."""
     written = skipped = 0
-    with contextlib.ExitStack() as stack:
-        writer = stack.enter_context(open_writer(output_path, out_fmt, options, input_path=input_path))
-        audit = stack.enter_context(AuditWriter(audit_path))
-        vault_writer = stack.enter_context(VaultWriter(*vault)) if vault is not None else None
+    writers: list[Any] = []
+    try:
+        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
+        writers.append(writer)
+        audit = AuditWriter(audit_path)
+        writers.append(audit)
+        vault_writer = VaultWriter(*vault) if vault is not None else None
+        if vault_writer is not None:
+            writers.append(vault_writer)
+            vault_writer.open()
         for batch, docs in enumerate(_batches(_only_documents(input_path, input_format, options), size)):
             record = work.done.get(batch)
             if record is None:
                 raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
             parts = read_part(work.part_path(batch), record)
             changed = docs_digest(docs) != record.ids
+            first, last = docs[0].id, docs[-1].id
             if record.skipped:
                 gone = {i for i, _ in record.skipped}
                 docs = [doc for i, doc in enumerate(docs) if i not in gone]
             if changed or [p.id for p in parts] != [d.id for d in docs]:
                 raise JournalError(
                     f"the input {str(input_path)!r} changed during the run (batch {batch}, documents "
-                    f"{docs[0].id!r} to {docs[-1].id!r}, differs from what was de-identified); nothing was written. "
+                    f"{first!r} to {last!r}, differs from what was de-identified); nothing was written. "
                     f"Rerun from the start (delete {str(work.path)!r})"
                 )
             skipped += len(record.skipped)
@@ -418,4 +448,11 @@ def _merge(
             written += record.docs
         if written != summary.documents:  # the input changed between the two reads: commit nothing
             raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
-        summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written
+    except BaseException:
+        for each in writers:
+            with contextlib.suppress(Exception):
+                each.abort()
+        raise
+    summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written
+    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
+    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)

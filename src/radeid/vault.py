@@ -53,6 +53,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from radeid.commit import Move, apply_moves, fsync_file
 from radeid.document import Result
 
 __all__ = [
@@ -157,19 +158,6 @@ class _Keys:
     def open(self, blob: bytes, field: str, row: Sequence[object]) -> str:
         plain = self.aead.decrypt(blob[:12], blob[12:], self._aad(field, row))
         return plain.decode("utf-8", "surrogatepass")
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. Windows
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 def _b64(data: bytes) -> bytes:
@@ -292,14 +280,11 @@ class VaultWriter:
 
     def close(self) -> None:
         """Finish the file and move it into place (mode 0600, synced)."""
-        tmp = self.stage()
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
-        self._tmp = None
+        apply_moves(self.stage())
 
-    def stage(self) -> Path:
-        """Finish the temporary file (trailer row, close, mode 0600, fsync) and return its path;
-        moving it onto `path` is the caller's (see `radeid.commit`)."""
+    def stage(self) -> list[Move]:
+        """Finish the temporary file (trailer row, close, mode 0600, fsync) and return the rename
+        that puts it in place; applying it is the caller's (see `radeid.commit`)."""
         if self._writer is None:
             self.open()
         assert self._writer is not None and self._tmp is not None
@@ -309,9 +294,9 @@ class VaultWriter:
         self._writer.close()
         self._writer = None
         os.chmod(self._tmp, 0o600)
-        with open(self._tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        return self._tmp
+        fsync_file(self._tmp)
+        tmp, self._tmp = self._tmp, None  # from here the temporary belongs to whoever applies the move
+        return [Move(tmp, self.path, "file")]
 
     def abort(self) -> None:
         """Drop the temporary file; `path` is left as it was."""

@@ -97,3 +97,61 @@ def test_pipeline_error_on_one_document_is_skipped_by_id(tmp_path: Path, explodi
     assert "'d005'" in output and "ValueError" in output and SECRET not in output
     assert "Traceback" not in output
     assert not (tmp_path / "o2.jsonl").exists()
+
+
+class Killed(BaseException):
+    """Stands for a kill: not an Exception, so nothing on the way "handles" it."""
+
+
+@pytest.mark.parametrize("step", ["staged", "recorded", "moved:0", "moved:1", "moved:2"])
+def test_a_crash_at_any_commit_step_is_finished_by_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    import radeid.commit as commit
+
+    src = write_jsonl(tmp_path / "in.jsonl", rows(10))
+    out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
+    # an older run's outputs are in place: after the crash they must never be mixed with the new ones
+    deidentify_path_parallel(spec(), write_jsonl(tmp_path / "old.jsonl", rows(3)), out, workers=1,
+                             vault_path=vault, vault_key=KEY)  # fmt: skip
+
+    def fault(name: str) -> None:
+        if name == step:
+            raise Killed(name)
+
+    monkeypatch.setattr(commit, "_after_step", fault)
+    with pytest.raises(Killed):
+        deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY)
+    assert work_folder_for(out).exists()
+    monkeypatch.setattr(commit, "_after_step", lambda name: None)
+    summary = deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True)
+    assert summary.documents == 10
+    check_agree(src, out, vault)
+    assert not work_folder_for(out).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["in.jsonl", "old.jsonl", "out.jsonl", "out.jsonl.audit.jsonl", "v.parquet"]
+    )
+
+
+def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(10))
+    out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
+    with pytest.raises(RuntimeError):
+        deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY,
+                                 on_batch=_crash_on(3))  # fmt: skip
+    for name in (".out.jsonl.abc123.tmp", ".out.jsonl.audit.jsonl.x.tmp", ".v.parquet.y.tmp"):
+        (tmp_path / name).write_text("left by a kill during the merge")
+    deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True)
+    check_agree(src, out, vault)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def _crash_on(n: int):  # noqa: ANN202
+    seen: list[int] = []
+
+    def on_batch(count: int) -> None:
+        seen.append(count)
+        if len(seen) == n:
+            raise RuntimeError("simulated crash")
+
+    return on_batch

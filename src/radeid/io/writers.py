@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from radeid.commit import Move, apply_moves, fsync_file, fsync_tree
 from radeid.document import Document, Result, Span
 from radeid.io.errors import FormatError, OutputExistsError
 from radeid.io.formats import FOLDER_FORMATS, InputFormat, format_from_suffix, is_gzip
@@ -131,22 +132,14 @@ class _AtomicTarget:
             mode = (0o777 if self.folder else 0o666) & ~_umask()
         os.chmod(self.tmp, mode)
 
-    def commit(self) -> None:
+    def moves(self) -> list[Move]:
+        """The rename that commits this target (the temporary is finished and synced by the caller)."""
         self._fix_mode()
-        target = self.target
-        if self.folder and (target.exists() or target.is_symlink()):
-            backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old.tmp", dir=target.parent))
-            os.rmdir(backup)
-            os.replace(target, backup)
-            try:
-                os.replace(self.tmp, target)
-            except BaseException:
-                os.replace(backup, target)
-                raise
-            _remove(backup)
-        else:
-            os.replace(self.tmp, target)
-        self.done = True
+        self.done = True  # from here the temporary belongs to whoever applies the move
+        return [Move(self.tmp, self.target, "folder" if self.folder else "file")]
+
+    def commit(self) -> None:
+        apply_moves(self.moves())
 
     def discard(self) -> None:
         if not self.done:
@@ -191,13 +184,17 @@ class _AtomicTextFile:
         finally:
             self._raw.close()
 
-    def commit(self) -> None:
+    def stage(self) -> list[Move]:
+        """Finish and fsync the temporary; the rename is the caller's (`radeid.commit`)."""
         try:
             self._close(sync=True)
-            self.atomic.commit()
+            return self.atomic.moves()
         except BaseException:
             self.abort()
             raise
+
+    def commit(self) -> None:
+        apply_moves(self.stage())
 
     def abort(self) -> None:
         try:
@@ -231,15 +228,23 @@ class _Committable:
         if self._state != "open":
             raise ValueError(f"writer is already {self._state}")
 
-    def commit(self) -> None:
-        """Finish and move the output into place."""
+    def stage(self) -> list[Move]:
+        """Finish the temporary output and fsync it; return the renames that put it in place
+        (`radeid.commit.commit_together` applies them, with the other outputs of the run)."""
         self._ensure_open()
         try:
-            self._commit()
+            moves = self._stage()
         except BaseException:
             self._state = "aborted"
             self._abort()
             raise
+        self._state = "staged"
+        return moves
+
+    def commit(self) -> None:
+        """Finish and move the output into place."""
+        moves = self.stage()
+        apply_moves(moves)
         self._state = "committed"
 
     def abort(self) -> None:
@@ -248,7 +253,7 @@ class _Committable:
             self._state = "aborted"
             self._abort()
 
-    def _commit(self) -> None:
+    def _stage(self) -> list[Move]:
         raise NotImplementedError
 
     def _abort(self) -> None:
@@ -315,8 +320,8 @@ class _JsonlWriter(DocumentWriter):
         record.update(_kept(result, self.options))
         self._file.handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
@@ -348,8 +353,8 @@ class _CsvWriter(DocumentWriter):
             [result.document.id, result.text, *(_csv_cell(kept.get(c)) for c in self.options.keep_columns)]
         )
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
@@ -404,10 +409,11 @@ class _ParquetWriter(DocumentWriter):
         self._buffer = {name: [] for name in self._names}
         self._chars = 0
 
-    def _commit(self) -> None:
+    def _stage(self) -> list[Move]:
         self._flush()
         self._writer.close()
-        self._atomic.commit()
+        fsync_file(self._atomic.tmp)
+        return self._atomic.moves()
 
     def _abort(self) -> None:
         try:
@@ -506,21 +512,23 @@ class _FolderWriter(DocumentWriter):
                     os.chmod(txt.with_suffix(".ann"), 0o600)
                 ann.write(brat_ann(_tags(result)))
 
-    def _commit(self) -> None:
+    def _stage(self) -> list[Move]:
+        fsync_tree(self._atomic.tmp)
         if not self._single:
-            self._atomic.commit()
-            return
+            return self._atomic.moves()
         if self.count == 0:
             raise ValueError(f"no document was written to {str(self.path)!r}")
         mode = 0o666 & ~_umask()
+        moves = []
         for target in self._targets:
             produced = self._atomic.tmp / target.name
             if getattr(self, "_private", False):
                 os.chmod(produced, 0o600)
             else:
                 os.chmod(produced, target.stat().st_mode & 0o777 if target.exists() else mode)
-            os.replace(produced, target)
-        self._atomic.discard()
+            moves.append(Move(produced, target, "file"))
+        self._atomic.done = True
+        return [*moves, Move(self._atomic.tmp, None, "remove")]
 
     def _abort(self) -> None:
         self._atomic.discard()
@@ -654,8 +662,8 @@ class AuditWriter(_Committable):
         self.documents += 1
         return len(lines)
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
@@ -679,8 +687,8 @@ class SpansWriter(_Committable):
         self._file.handle.write(json.dumps(line, ensure_ascii=False) + "\n")
         self.count += 1
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
