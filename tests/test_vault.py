@@ -154,7 +154,9 @@ def test_generated_key_file_is_0600_reused_and_never_printed(tmp_path: Path, mon
 def test_key_from_environment_and_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_VAR, "a passphrase that is long enough")
     key, message = resolve_key(None, tmp_path)
-    assert key == b"a passphrase that is long enough" and message == ""
+    # a passphrase is stretched (scrypt) into 32 bytes before it seeds anything (issue 12)
+    assert len(key) == 32 and key != b"a passphrase that is long enough" and message == ""
+    assert key == decode_key("  a passphrase that is long enough\n", "again")
     assert not (tmp_path / KEY_FILE_NAME).exists()
     monkeypatch.setenv(ENV_VAR, "short")
     assert "short" in resolve_key(None, tmp_path)[1]

@@ -28,7 +28,7 @@ from radeid.config import Config, ConfigError
 from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import InputFormat, ReadOptions
-from radeid.keys import ENV_VAR, resolve_key
+from radeid.keys import ENV_VAR, key_dir_for, resolve_key
 from radeid.model.commands import register as register_model
 from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel
 from radeid.paths import check_paths
@@ -409,7 +409,7 @@ def deid(
         cfg = _load_config(config, overrides, no_model)
         key = None
         if mode is Mode.surrogate or vault is not None:
-            key, note = resolve_key(key_file, output.resolve().parent)
+            key, note = resolve_key(key_file, key_dir_for(output, input_path) if key_file is None else output.parent)
             if note:
                 err.print(escape(note), highlight=False)
         surrogate_options = None

@@ -96,3 +96,22 @@ def test_helper_covers_folders_and_nesting(tmp_path: Path) -> None:
     with pytest.raises(PathConflictError):
         check_paths({}, {"--output": tmp_path / "o", "--audit": tmp_path / "o" / "a.jsonl"})
     check_paths({"the input": folder / "a.txt"}, {"--output": tmp_path / "o.txt", "--audit": tmp_path / "x"})
+
+
+def test_generated_key_never_inside_an_input_folder_or_the_output_folder(tmp_path: Path) -> None:
+    from radeid.keys import key_dir_for
+
+    inp = tmp_path / "in"
+    inp.mkdir()
+    with pytest.raises(ValueError, match="--key-file"):
+        key_dir_for(inp / "sub" / "out.jsonl", inp)
+    out = tmp_path / "out"
+    assert key_dir_for(out, inp) == tmp_path.resolve()  # beside the output folder, not inside it
+
+
+def test_passphrase_is_stretched_before_use() -> None:
+    from radeid.keys import decode_key
+
+    key = decode_key("correct horse battery staple", "test")
+    assert len(key) == 32 and key != b"correct horse battery staple"
+    assert key == decode_key("correct horse battery staple", "again")
