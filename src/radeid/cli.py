@@ -30,7 +30,7 @@ from radeid.io.errors import RadeidIOError
 from radeid.io.readers import InputFormat, ReadOptions
 from radeid.keys import ENV_VAR, key_dir_for, resolve_key
 from radeid.model.commands import register as register_model
-from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel
+from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel, work_folder_for
 from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spark import register as register_spark
@@ -245,8 +245,44 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _run(job: Any, quiet: bool, label: str) -> RunSummary:
-    """Run a job with a progress bar; map known failures to exit codes and clear messages."""
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (a KeyboardInterrupt, so every cleanup path is the same)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _resume_hint(output: Path | None) -> str:
+    if output is not None and work_folder_for(output).exists():
+        return "; finished batches are kept: rerun the same command with --resume to continue"
+    return ""
+
+
+def _os_message(exc: OSError, output: Path | None) -> str:
+    """An OS error naming the path (the output's folder when the error names none), never text."""
+    what = exc.strerror or type(exc).__name__
+    where = exc.filename if exc.filename is not None else (output.resolve().parent if output is not None else None)
+    return (f"{what}: {where}" if where is not None else what) + _resume_hint(output)
+
+
+def _run(job: Any, quiet: bool, label: str, output: Path | None = None) -> RunSummary:
+    """Run a job with a progress bar; map known failures to exit codes and clear messages.
+    SIGTERM is handled like Ctrl-C (exit 143 instead of 130); the work folder stays for --resume."""
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _run_job(job, quiet, label, output)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_job(job: Any, quiet: bool, label: str, output: Path | None) -> RunSummary:
     with _progress(quiet) as progress:
         task = progress.add_task(label, total=None, rate="")
 
@@ -266,10 +302,13 @@ def _run(job: Any, quiet: bool, label: str) -> RunSummary:
             ) from None
         except ParallelRunError as exc:
             raise _fail(str(exc), EXIT_INPUT_ERROR) from None
-        except KeyboardInterrupt:
-            raise _fail("interrupted; rerun the same command with --resume to continue", 130) from None
-        except (RadeidIOError, ConfigError, OSError) as exc:
+        except KeyboardInterrupt as exc:
+            how, code = ("terminated (SIGTERM)", 143) if isinstance(exc, _Terminated) else ("interrupted", 130)
+            raise _fail(how + (_resume_hint(output) or "; nothing was written"), code) from None
+        except (RadeidIOError, ConfigError) as exc:
             raise _fail(str(exc), EXIT_USAGE) from None
+        except OSError as exc:
+            raise _fail(_os_message(exc, output), EXIT_USAGE) from None
 
 
 def _check_input(path: Path) -> None:
@@ -451,6 +490,7 @@ def deid(
         ),
         quiet,
         "de-identifying",
+        output,
     )
     _report(summary, quiet, "de-identified")
     stats = summary.replacer_stats

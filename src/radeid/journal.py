@@ -52,6 +52,7 @@ __all__ = [
     "JournalError",
     "PartDocument",
     "ResumeMismatchError",
+    "RunInProgressError",
     "WorkFolder",
     "WorkFolderExistsError",
     "fingerprint_input",
@@ -69,6 +70,10 @@ _DONE_SUFFIX = ".radeid-done"
 
 class JournalError(RadeidIOError):
     """The work folder cannot be used (locked by another run, damaged, unreadable)."""
+
+
+class RunInProgressError(JournalError):
+    """Another live radeid process holds the work folder's lock."""
 
 
 class WorkFolderExistsError(JournalError, FileExistsError):
@@ -336,12 +341,13 @@ class WorkFolder:
             path.rmdir()  # an empty folder from a run killed while creating it
         if not path.exists():
             return cls._create(path, manifest)
+        lock = _lock(path)  # first: a live run's folder must not be reported as an interrupted one
         if not resume:
+            lock.close()
             raise WorkFolderExistsError(
                 f"an interrupted run left its work folder {str(path)!r}; rerun with --resume to continue it, "
                 "or delete that folder to start over"
             )
-        lock = _lock(path)
         try:
             stored = _read_manifest(path)
             _compare(stored, manifest, key_matches, path)
@@ -417,7 +423,10 @@ def _lock(path: Path) -> IO[str]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             handle.close()
-            raise JournalError(f"another radeid run is using the work folder {str(path)!r}") from None
+            raise RunInProgressError(
+                f"a radeid run is in progress on this output (its work folder {str(path)!r} is locked); wait for "
+                "it to finish or stop it. Do not --resume while it runs"
+            ) from None
     return handle
 
 

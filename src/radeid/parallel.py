@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -51,8 +52,9 @@ from radeid.batch import (
     pipeline_issue,
 )
 from radeid.commit import commit_together, finish_commit, remove_temporaries
+from radeid.config import ConfigError
 from radeid.document import Document, Result
-from radeid.io.errors import InputNotFoundError
+from radeid.io.errors import InputNotFoundError, OutputExistsError
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.journal import (
@@ -188,10 +190,23 @@ def _manifest(spec: PipelineSpec, input_path: Path, input_format: InputFormat | 
     }
 
 
-def _preflight(output: Path, out_fmt: InputFormat | None, options: ReadOptions, input_path: Path, audit: Path) -> None:
-    """Refuse a bad output before hours of work: open the writers the merge will use, then drop them."""
+def _preflight(
+    output: Path, out_fmt: InputFormat | None, options: ReadOptions, input_path: Path, audit: Path, vault: Path | None
+) -> None:
+    """Refuse a bad output before hours of work: open the writers the merge will use, then drop them
+    (the vault: a temporary file where its own will go)."""
     open_writer(output, out_fmt, options, input_path=input_path).abort()
     AuditWriter(audit).abort()
+    if vault is not None:
+        if vault.is_dir():
+            raise OutputExistsError(f"the vault path {str(vault)!r} is a folder; the vault is a file")
+        try:
+            vault.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=vault.parent, prefix=f".{vault.name}.", suffix=".tmp")
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write the vault ({exc.strerror})", str(vault)) from None
+        os.close(fd)
+        os.unlink(tmp)
 
 
 def _only_documents(path: Path, fmt: InputFormat | None, options: ReadOptions) -> Iterator[Document]:
@@ -222,7 +237,12 @@ class _Pool:
         self.local: Deidentifier | None = None
         self.executor: ProcessPoolExecutor | None = None
         if workers == 1:
-            self.local = spec.build()
+            try:
+                self.local = spec.build()
+            except ConfigError:
+                raise
+            except (ValueError, OSError) as exc:  # a rule/list file, a model: as with -w 2 (exit 2)
+                raise ConfigError(str(exc)) from None
         else:
             self.executor = ProcessPoolExecutor(
                 max_workers=workers,
@@ -321,7 +341,7 @@ def deidentify_path_parallel(
     check_paths({"the input": input_path}, {"the output": output_path, "the audit": audit, "the vault": vault_path})
     read_documents(input_path, input_format, options)  # whole-input problems are raised here, up front
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
-    _preflight(output_path, out_fmt, options, input_path, audit)
+    _preflight(output_path, out_fmt, options, input_path, audit, Path(vault_path) if vault_path else None)
 
     summary = ParallelRunSummary(workers=workers)
     manifest = _manifest(spec, input_path, input_format, options)
