@@ -243,10 +243,5 @@ def test_local_dir_option_sets_spark_local_dir(monkeypatch: pytest.MonkeyPatch, 
         return "session"
 
     monkeypatch.setattr(SparkSession.Builder, "getOrCreate", fake_get_or_create)
-    try:
-        assert _spark_session("local[1]", tmp_path / "scratch") == "session"
-    finally:  # the builder is shared by the whole process
-        options = SparkSession.builder._options
-        local_dir = options.pop("spark.local.dir", None)
-        options.pop("spark.app.name", None), options.pop("spark.master", None)
-    assert local_dir == str((tmp_path / "scratch").resolve()) == seen["spark.local.dir"]
+    assert _spark_session("local[1]", tmp_path / "scratch") == "session"
+    assert seen["spark.local.dir"] == str((tmp_path / "scratch").resolve())
