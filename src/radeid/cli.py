@@ -237,7 +237,7 @@ def _report(summary: RunSummary, quiet: bool, what: str) -> None:
         table.add_row(category, str(count))
     err.print(table)
     if summary.errors:
-        err.print(f"[red]{len(summary.errors)} record(s) skipped[/] (see above)")
+        err.print(f"[red]{sum(i.records for i in summary.errors)} record(s) skipped[/] (see above)")
 
 
 def _fail(message: str, code: int) -> typer.Exit:

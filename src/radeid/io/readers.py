@@ -265,6 +265,10 @@ def _coerce_id(value: Any, name: str) -> tuple[str | None, str | None]:
             value = value.decode("utf-8")
         except UnicodeDecodeError:
             return None, f"{name!r} is not valid utf-8"
+    if isinstance(value, float) and value.is_integer():
+        # An integer column with nulls often arrives as floats (pandas, Spark): 3.0 is id "3", as
+        # in `radeid spark-deid`. Other floats (3.5, NaN) are refused: their text is ambiguous.
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return None, f"{name!r} must be a string or an integer, not {type(value).__name__}"
     text = str(value)
@@ -396,7 +400,8 @@ def _jsonl_objects(path: Path, encoding: str) -> Iterator[tuple[int, bytes, Any,
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                yield lineno, raw, None, f"malformed JSON: {exc.msg} at column {exc.pos + 1}"
+                # json's own message may end in "at" ("Invalid control character at")
+                yield lineno, raw, None, f"malformed JSON: {exc.msg.removesuffix(' at')} at column {exc.pos + 1}"
                 continue
             except RecursionError:
                 yield lineno, raw, None, "malformed JSON: nested too deeply"
@@ -635,6 +640,8 @@ def _read_parquet(
             raise _column_error(what, name, names, where, option)
         columns.append(name)
     text_type = schema.field(options.text_col).type
+    if pa.types.is_dictionary(text_type):  # dictionary-encoded strings read back as plain values
+        text_type = text_type.value_type
     if not (
         pa.types.is_string(text_type)
         or pa.types.is_large_string(text_type)
@@ -695,6 +702,7 @@ def _iter_parquet(
                     f"cannot read row group {group} ({type(exc).__name__}); its remaining "
                     f"rows {row_no + 1}-{group_end} were skipped",
                     row=row_no + 1,
+                    records=group_end - row_no,
                 )
                 row_no = group_end
 
