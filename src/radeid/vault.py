@@ -41,6 +41,7 @@ import base64
 import hmac
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ __all__ = [
 FORMAT_VERSION = "2"
 _AAD = b"radeid-vault-v2"
 _DOC_SEQ, _TRAILER_SEQ = -1, -2
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Bounds on the scrypt cost read from a vault (the writer uses n=2**15, r=8, p=1: 32 MiB).
 _MAX_SCRYPT_MEMORY = 1 << 30  # 128 * n * r bytes
 _MAX_SCRYPT_WORK = 1 << 22  # n * r * p (16x the default)
@@ -225,6 +227,11 @@ class VaultWriter:
         if self._writer is None:
             self.open()
         doc = result.document
+        if any(_LONE_SURROGATE.search(t) for t in (doc.id, doc.text, doc.patient_id or "", result.text)):
+            raise VaultError(
+                f"document {doc.id!r} holds an unpaired surrogate code point (not valid Unicode text): it cannot "
+                "be stored in the vault (the readers refuse such text; clean it before de-identifying)"
+            )
         tag = self._keys.tag(doc.id)
         count = len(result.replacements)
         self._append(tag, _DOC_SEQ, None, None, None, None, None, None, None, str(count), doc.id, doc.patient_id)
