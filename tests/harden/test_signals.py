@@ -109,3 +109,26 @@ def test_a_bad_rule_file_is_a_usage_error_with_any_worker_count(tmp_path: Path, 
                           "-w", workers)  # fmt: skip
     assert code == 2, output
     assert "missing-rules.toml" in output and "Traceback" not in output
+
+
+def test_disk_full_during_the_merge_names_the_path_and_says_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from radeid.io.writers import AuditWriter
+
+    def full(self, result):  # noqa: ANN001, ANN202
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(AuditWriter, "write", full)
+    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+    out = tmp_path / "deep" / "out.jsonl"
+    code, output = invoke("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1")
+    flat = output.replace("\n", "")
+    assert code == 2, output
+    assert "No space left on device" in flat and str(out.parent.resolve()) in flat and "--resume" in flat
+    assert "Traceback" not in output
+    monkeypatch.undo()
+    code, output = invoke("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1", "--resume", "-q")
+    assert code == 0, output
