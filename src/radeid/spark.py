@@ -420,7 +420,19 @@ def register(app: typer.Typer) -> None:
             spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
         """
         from radeid.keys import ENV_VAR, decode_key
+        from radeid.paths import PathConflictError, check_paths
 
+        audit_path = None if no_audit else (audit or output_path.rstrip("/") + ".audit")
+        local = {name: Path(p) for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
+                 if p is not None and "://" not in p}  # fmt: skip (cluster URIs are Spark's to check)
+        try:
+            check_paths(
+                {"INPUT": local.get("INPUT"), "--key-file": key_file, "--config": config},
+                {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
+            )
+        except PathConflictError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
         try:
             cfg = Config.load(config)
             if mode == SURROGATE:
@@ -462,7 +474,7 @@ def register(app: typer.Typer) -> None:
                 text_col=text_col,
                 patient_col=patient_col,
                 keep_columns=tuple(keep_column or ()),
-                audit_path=None if no_audit else (audit or output_path.rstrip("/") + ".audit"),
+                audit_path=audit_path,
                 partitions=partitions,
                 overwrite=overwrite,
             )

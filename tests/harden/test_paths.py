@@ -115,3 +115,23 @@ def test_passphrase_is_stretched_before_use() -> None:
     key = decode_key("correct horse battery staple", "test")
     assert len(key) == 32 and key != b"correct horse battery staple"
     assert key == decode_key("correct horse battery staple", "again")
+
+
+def test_evaluate_cannot_overwrite_its_gold(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+    src, _ = setup
+    before = src.read_bytes()
+    code, output = invoke("evaluate", src, "--markdown", src)
+    assert code == 2, output
+    _unchanged(src, before)
+    code, output = invoke("compare", src, src, src, "--json", src)
+    assert code == 2, output
+    _unchanged(src, before)
+
+
+def test_spark_deid_cannot_write_its_audit_onto_the_input(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+    pytest.importorskip("pyspark")
+    src, key = setup
+    before = src.read_bytes()
+    code, output = invoke("spark-deid", src, tmp_path / "out", "--audit", src, "--key-file", key)
+    assert code == 2, output
+    _unchanged(src, before)
