@@ -23,6 +23,7 @@ from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
+from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.vault import VaultMissingError, VaultRow, VaultWriter, reidentify_text
 
@@ -185,11 +186,14 @@ def deidentify_path(
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
     if vault_path is not None and vault_key is None:
         raise ValueError("a vault needs a key")
+    audit_path = audit_path or default_audit_path(output_path)
+    writes = {"the output": output_path, "the audit": audit_path, "the vault": vault_path}
+    check_paths({"the input": input_path}, writes)
     writers: list = []
     try:
         writer = open_writer(output_path, out_fmt, options, input_path=input_path)
         writers.append(writer)
-        audit = AuditWriter(audit_path or default_audit_path(output_path))
+        audit = AuditWriter(audit_path)
         writers.append(audit)
         vault = VaultWriter(vault_path, vault_key) if vault_path and vault_key else None
         if vault is not None:
