@@ -213,3 +213,35 @@ def test_integer_ids_null_texts_and_bad_columns(spark: Any) -> None:
         deidentify_dataframe(df, "text", "nid")
     with pytest.raises(ConfigError, match="has type bigint, not string"):
         deidentify_dataframe(df, "n", "nid")
+
+
+def test_null_ids_or_texts_are_errors_as_in_deid(spark: Any, tmp_path: Path) -> None:
+    """Issue 12, point 17: the files command refuses what `radeid deid` refuses, naming ids only."""
+    from radeid.spark import SparkInputError, spark_deidentify_files
+    from radeid.spec import PipelineSpec
+
+    src = tmp_path / "nulls.jsonl"
+    rows = [{"id": "a", "text": "Dr. Zanzibar Quill"}, {"id": "b", "text": None}, {"id": None, "text": "Zanzibar"}]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    spec = PipelineSpec(Config.load(overrides={"mask": {"mode": "tag"}}), "tag")
+    with pytest.raises(SparkInputError) as caught:
+        spark_deidentify_files(spark, str(src), str(tmp_path / "out"), spec=spec, audit_path=None)
+    assert "2 record(s)" in str(caught.value) and "'b'" in str(caught.value)
+    assert "Zanzibar" not in str(caught.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_local_dir_option_sets_spark_local_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from pyspark.sql import SparkSession
+
+    from radeid.spark import _spark_session
+
+    seen: dict[str, str] = {}
+
+    def fake_get_or_create(self: Any) -> str:
+        seen.update(self._options)
+        return "session"
+
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", fake_get_or_create)
+    assert _spark_session("local[1]", tmp_path / "scratch") == "session"
+    assert seen["spark.local.dir"] == str((tmp_path / "scratch").resolve())

@@ -67,7 +67,8 @@ def test_round_trip_restores_every_original_exactly(tmp_path: Path, results) -> 
 def test_one_row_per_replacement_and_no_phi_in_clear(tmp_path: Path, results) -> None:  # noqa: ANN001
     path = write(tmp_path / "vault.parquet", results)
     table = pq.read_table(path)
-    assert table.num_rows == sum(len(r.replacements) for r in results)
+    # one row per replacement, one per document (PHI or not), one trailer
+    assert table.num_rows == sum(len(r.replacements) for r in results) + len(results) + 1
     raw = path.read_bytes()
     doc = results[0].document
     for secret in [doc.id, doc.patient_id or ""] + [doc.text[s.start : s.end] for s in doc.spans if len(s) > 4]:
@@ -153,7 +154,9 @@ def test_generated_key_file_is_0600_reused_and_never_printed(tmp_path: Path, mon
 def test_key_from_environment_and_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_VAR, "a passphrase that is long enough")
     key, message = resolve_key(None, tmp_path)
-    assert key == b"a passphrase that is long enough" and message == ""
+    # a passphrase is stretched (scrypt) into 32 bytes before it seeds anything (issue 12)
+    assert len(key) == 32 and key != b"a passphrase that is long enough" and message == ""
+    assert key == decode_key("  a passphrase that is long enough\n", "again")
     assert not (tmp_path / KEY_FILE_NAME).exists()
     monkeypatch.setenv(ENV_VAR, "short")
     assert "short" in resolve_key(None, tmp_path)[1]

@@ -9,6 +9,7 @@ every other document is written. Warnings (an empty document, say) never stop a 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,12 +17,15 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal
 
+from radeid.commit import commit_together
 from radeid.document import Document, Result
+from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
+from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
-from radeid.vault import VaultRow, VaultWriter, reidentify_text
+from radeid.vault import VaultMissingError, VaultRow, VaultWriter, reidentify_text
 
 OnError = Literal["fail", "skip"]
 
@@ -36,6 +40,21 @@ class RunSummary:
     errors: list[ReadIssue] = field(default_factory=list)
     warnings: list[ReadIssue] = field(default_factory=list)
     aborted: bool = False
+    #: Valid documents read so far (`documents` counts those de-identified, batch by batch).
+    read: int = 0
+
+
+class DuplicateIdError(RadeidIOError):
+    """Two documents share an id: the vault, the audit and re-identification join on ids, so a run
+    that writes them refuses duplicates (a usage error: the input must be fixed)."""
+
+    def __init__(self, issue: ReadIssue) -> None:
+        super().__init__(
+            f"{issue.describe().removesuffix(': duplicate document id; ids should be unique')}: duplicate document "
+            f"id {issue.doc_id!r}; de-identification needs unique ids (the audit, the vault and re-identification "
+            "join on them). Make the ids unique; nothing was written"
+        )
+        self.issue = issue
 
 
 class RunAborted(RuntimeError):
@@ -69,10 +88,22 @@ def choose_output_format(
 
 
 def _documents(
-    path: Path, fmt: InputFormat | None, options: ReadOptions, on_error: OnError, summary: RunSummary
+    path: Path,
+    fmt: InputFormat | None,
+    options: ReadOptions,
+    on_error: OnError,
+    summary: RunSummary,
+    *,
+    unique_ids: bool = False,
 ) -> Iterator[Document]:
+    """The documents of `path`; issues go to `summary`. `unique_ids`: a duplicate id raises
+    `DuplicateIdError` (checked in memory: 8 bytes of hash per document, about 90 bytes with the set)."""
+    if unique_ids and not options.warn_duplicates:
+        options = dataclasses.replace(options, warn_duplicates=True)
     for item in read_documents(path, fmt, options):
         if isinstance(item, ReadIssue):
+            if unique_ids and item.code == "duplicate-id":
+                raise DuplicateIdError(item)
             if item.severity == "warning":
                 summary.warnings.append(item)
                 continue
@@ -81,7 +112,49 @@ def _documents(
                 summary.aborted = True
                 raise RunAborted(item, summary)
             continue
+        summary.read += 1
         yield item
+
+
+def pipeline_issue(doc: Document, error_type: str, on_error: OnError) -> ReadIssue:
+    """An error of the pipeline on one document: where it is, its id and the exception *type* only
+    (an exception's message or traceback may quote the text)."""
+    meta = doc.metadata
+    then = "; skipped" if on_error == "skip" else ""
+    return ReadIssue(
+        str(meta.get("path", "")),
+        meta.get("line"),
+        doc.id,
+        f"the pipeline failed on this document ({error_type}){then}",
+        "error",
+        meta.get("row"),
+        code="pipeline",
+    )
+
+
+def deidentify_each(
+    deidentifier: Deidentifier, docs: Sequence[Document], on_error: OnError
+) -> tuple[list[Result], list[tuple[int, BaseException]]]:
+    """De-identify a batch; when it raises, retry document by document to find the culprit(s).
+
+    Returns the results of the documents that succeeded and `(index in batch, exception)` for
+    those that failed (with `on_error="fail"`, stops at the first). Every random choice is keyed,
+    so a document gives the same result alone as in its batch.
+    """
+    try:
+        return deidentifier.deidentify(docs), []
+    except Exception:  # noqa: BLE001 - found again, per document, below
+        pass
+    results: list[Result] = []
+    failed: list[tuple[int, BaseException]] = []
+    for i, doc in enumerate(docs):
+        try:
+            results.extend(deidentifier.deidentify([doc]))
+        except Exception as exc:  # noqa: BLE001 - reported by id and type, never by message
+            failed.append((i, exc))
+            if on_error == "fail":
+                break
+    return results, failed
 
 
 def _batches(docs: Iterator[Document], size: int) -> Iterator[list[Document]]:
@@ -109,16 +182,31 @@ def deidentify_path(
     """
     options = options or ReadOptions()
     summary = RunSummary()
-    docs = _documents(input_path, input_format, options, on_error, summary)
+    docs = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
     if vault_path is not None and vault_key is None:
         raise ValueError("a vault needs a key")
-    with contextlib.ExitStack() as stack:
-        writer = stack.enter_context(open_writer(output_path, out_fmt, options, input_path=input_path))
-        audit = stack.enter_context(AuditWriter(audit_path or default_audit_path(output_path)))
-        vault = stack.enter_context(VaultWriter(vault_path, vault_key)) if vault_path and vault_key else None
+    audit_path = audit_path or default_audit_path(output_path)
+    writes = {"the output": output_path, "the audit": audit_path, "the vault": vault_path}
+    check_paths({"the input": input_path}, writes)
+    writers: list = []
+    try:
+        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
+        writers.append(writer)
+        audit = AuditWriter(audit_path)
+        writers.append(audit)
+        vault = VaultWriter(vault_path, vault_key) if vault_path and vault_key else None
+        if vault is not None:
+            writers.append(vault)
+            vault.open()
         for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
-            for result in deidentifier.deidentify(batch):
+            results, failed = deidentify_each(deidentifier, batch, on_error)
+            for index, exc in failed:
+                summary.errors.append(pipeline_issue(batch[index], type(exc).__name__, on_error))
+                if on_error == "fail":
+                    summary.aborted = True
+                    raise RunAborted(summary.errors[-1], summary)
+            for result in results:
                 writer.write(result)
                 audit.write(result)
                 if vault is not None:
@@ -128,6 +216,12 @@ def deidentify_path(
                 summary.by_category.update(r.span.category.value for r in result.replacements)
             if on_batch:
                 on_batch(len(batch))
+    except BaseException:
+        for each in writers:
+            with contextlib.suppress(Exception):
+                each.abort()
+        raise
+    commit_together(writers)  # output, audit and vault: all staged and synced before any is renamed
     return summary
 
 
@@ -176,16 +270,32 @@ def reidentify_path(
     """
     options = options or ReadOptions()
     summary = RunSummary()
-    docs = _documents(input_path, input_format, options, "fail", summary)
+    docs = _documents(input_path, input_format, options, "fail", summary, unique_ids=True)
     out_fmt = choose_output_format(input_path, output_path, input_format, None)
-    with open_writer(output_path, out_fmt, options, input_path=input_path) as writer:
+    restored: set[str] = set()
+    # Re-identified text is the original PHI: private like the vault and the key (0600 / 0700).
+    with open_writer(output_path, out_fmt, options, input_path=input_path, private=True) as writer:
         for batch in _batches(docs, 256):
             for doc in batch:
-                rows = vault_rows.get(doc.id, ())
+                rows = vault_rows.get(doc.id)
+                if rows is None:
+                    meta = doc.metadata
+                    where = ReadIssue(str(meta.get("path", "")), meta.get("line"), doc.id, "", row=meta.get("row"))
+                    raise VaultMissingError(
+                        f"{where.describe().removesuffix(': ')}: this document is not in the vault; is it the "
+                        "vault of another run? Nothing was written"
+                    )
                 original = reidentify_text(doc.text, rows)
                 writer.write(Result(document=doc, text=original, replacements=()))
+                restored.add(doc.id)
                 summary.documents += 1
                 summary.spans += len(rows)
             if on_batch:
                 on_batch(len(batch))
+        left = [doc_id for doc_id in vault_rows if doc_id not in restored]
+        if left:
+            raise VaultMissingError(
+                f"{len(left)} document(s) of the vault are not in the input (e.g. {left[0]!r}); a partial "
+                "re-identification is refused. Nothing was written"
+            )
     return summary

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -27,9 +28,10 @@ from radeid.config import Config, ConfigError
 from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import InputFormat, ReadOptions
-from radeid.keys import ENV_VAR, resolve_key
+from radeid.keys import ENV_VAR, key_dir_for, resolve_key
 from radeid.model.commands import register as register_model
-from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel
+from radeid.parallel import ParallelRunError, default_workers, deidentify_path_parallel, work_folder_for
+from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spark import register as register_spark
 from radeid.spec import PipelineSpec
@@ -50,6 +52,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
+    # A traceback must never print local variables: they hold document text. Plain tracebacks
+    # only (and the CLI maps every known failure to a message without one).
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
 )
 err = Console(stderr=True, soft_wrap=True)  # messages are never hard-wrapped (logs, tests at any width)
 
@@ -214,11 +220,11 @@ def _progress(quiet: bool) -> Progress:
 
 def _report(summary: RunSummary, quiet: bool, what: str) -> None:
     for issue in summary.warnings[:20]:
-        err.print(f"[yellow]warning[/]: {issue.describe()}", highlight=False)
+        err.print(f"[yellow]warning[/]: {escape(issue.describe())}", highlight=False)
     if len(summary.warnings) > 20:
         err.print(f"[yellow]... and {len(summary.warnings) - 20} more warnings[/]")
     for issue in summary.errors[:20]:
-        err.print(f"[red]skipped[/]: {issue.describe()}", highlight=False)
+        err.print(f"[red]skipped[/]: {escape(issue.describe())}", highlight=False)
     if len(summary.errors) > 20:
         err.print(f"[red]... and {len(summary.errors) - 20} more skipped records[/]")
     if quiet:
@@ -231,16 +237,52 @@ def _report(summary: RunSummary, quiet: bool, what: str) -> None:
         table.add_row(category, str(count))
     err.print(table)
     if summary.errors:
-        err.print(f"[red]{len(summary.errors)} record(s) skipped[/] (see above)")
+        err.print(f"[red]{sum(i.records for i in summary.errors)} record(s) skipped[/] (see above)")
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    err.print(f"[red]error[/]: {message}", highlight=False)
+    err.print(f"[red]error[/]: {escape(message)}", highlight=False)
     return typer.Exit(code)
 
 
-def _run(job: Any, quiet: bool, label: str) -> RunSummary:
-    """Run a job with a progress bar; map known failures to exit codes and clear messages."""
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (a KeyboardInterrupt, so every cleanup path is the same)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _resume_hint(output: Path | None) -> str:
+    if output is not None and work_folder_for(output).exists():
+        return "; finished batches are kept: rerun the same command with --resume to continue"
+    return ""
+
+
+def _os_message(exc: OSError, output: Path | None) -> str:
+    """An OS error naming the path (the output's folder when the error names none), never text."""
+    what = exc.strerror or type(exc).__name__
+    where = exc.filename if exc.filename is not None else (output.resolve().parent if output is not None else None)
+    return (f"{what}: {where}" if where is not None else what) + _resume_hint(output)
+
+
+def _run(job: Any, quiet: bool, label: str, output: Path | None = None) -> RunSummary:
+    """Run a job with a progress bar; map known failures to exit codes and clear messages.
+    SIGTERM is handled like Ctrl-C (exit 143 instead of 130); the work folder stays for --resume."""
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _run_job(job, quiet, label, output)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_job(job: Any, quiet: bool, label: str, output: Path | None) -> RunSummary:
     with _progress(quiet) as progress:
         task = progress.add_task(label, total=None, rate="")
 
@@ -254,21 +296,42 @@ def _run(job: Any, quiet: bool, label: str) -> RunSummary:
             return job(on_batch)
         except RunAborted as exc:
             raise _fail(
-                f"{exc.issue.describe()}\nStopped after {exc.summary.documents} documents; no output was "
-                "written. Fix the record or rerun with --on-error skip.",
+                f"{exc.issue.describe()}\nStopped at this record ({exc.summary.read} valid document(s) read); no "
+                "output was written. Fix the record or rerun with --on-error skip.",
                 EXIT_INPUT_ERROR,
             ) from None
         except ParallelRunError as exc:
             raise _fail(str(exc), EXIT_INPUT_ERROR) from None
-        except KeyboardInterrupt:
-            raise _fail("interrupted; rerun the same command with --resume to continue", 130) from None
-        except (RadeidIOError, ConfigError, OSError) as exc:
+        except KeyboardInterrupt as exc:
+            how, code = ("terminated (SIGTERM)", 143) if isinstance(exc, _Terminated) else ("interrupted", 130)
+            raise _fail(how + (_resume_hint(output) or "; nothing was written"), code) from None
+        except (RadeidIOError, ConfigError) as exc:
             raise _fail(str(exc), EXIT_USAGE) from None
+        except OSError as exc:
+            raise _fail(_os_message(exc, output), EXIT_USAGE) from None
 
 
 def _check_input(path: Path) -> None:
     if not path.exists():
         raise _fail(f"input not found: {path}", EXIT_USAGE)
+
+
+def _read_paths(
+    input_path: Path, config: Path | None, lists: dict[str, list[Path] | None], **named: Path | None
+) -> dict[str, Path | None]:
+    """Every path a command reads, labelled as the user named it (for `check_paths`)."""
+    reads: dict[str, Path | None] = {"the input": input_path, "--config": config, **named}
+    for option, paths in lists.items():
+        for n, path in enumerate(paths or (), 1):
+            reads[f"{option} #{n}" if len(paths or ()) > 1 else option] = path
+    return reads
+
+
+def _check_paths(reads: dict[str, Path | None], writes: dict[str, Path | None]) -> None:
+    try:
+        check_paths(reads, writes)
+    except RadeidIOError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
 
 
 @app.command()
@@ -366,6 +429,12 @@ def deid(
       radeid deid big.jsonl -o deid.jsonl --workers 2 --resume
     """
     _check_input(input_path)
+    lists = {"--hospital-list": hospital_list, "--vendor-list": vendor_list, "--deny-list": deny_list}
+    lists["--allow-list"] = allow_list
+    _check_paths(
+        _read_paths(input_path, config, lists, **{"--key-file": key_file}),
+        {"--output": output, "--audit": audit or default_audit_path(output), "--vault": vault},
+    )
     try:
         overrides = _overrides(
             hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
@@ -379,9 +448,9 @@ def deid(
         cfg = _load_config(config, overrides, no_model)
         key = None
         if mode is Mode.surrogate or vault is not None:
-            key, note = resolve_key(key_file, output.resolve().parent)
+            key, note = resolve_key(key_file, key_dir_for(output, input_path) if key_file is None else output.parent)
             if note:
-                err.print(note, highlight=False)
+                err.print(escape(note), highlight=False)
         surrogate_options = None
         if mode is Mode.surrogate:
             surrogate_options = SurrogateOptions(
@@ -421,6 +490,7 @@ def deid(
         ),
         quiet,
         "de-identifying",
+        output,
     )
     _report(summary, quiet, "de-identified")
     stats = summary.replacer_stats
@@ -430,9 +500,12 @@ def deid(
             "random stand-in instead of a shifted date"
         )
     if not quiet:
-        err.print(f"output: {output}\naudit:  {audit or default_audit_path(output)}")
+        err.print(
+            f"output: {escape(str(output))}\naudit:  {escape(str(audit or default_audit_path(output)))}",
+            highlight=False,
+        )
         if vault is not None:
-            err.print(f"vault:  {vault}")
+            err.print(f"vault:  {escape(str(vault))}", highlight=False)
 
 
 @app.command()
@@ -465,6 +538,9 @@ def detect(
       radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
     """
     _check_input(input_path)
+    lists = {"--hospital-list": hospital_list, "--vendor-list": vendor_list, "--deny-list": deny_list}
+    lists["--allow-list"] = allow_list
+    _check_paths(_read_paths(input_path, config, lists), {"--output": output})
     try:
         overrides = _overrides(
             hospital_list, vendor_list, deny_list, allow_list, batch_size, age_threshold, model, threshold
@@ -509,12 +585,13 @@ def reidentify(
       radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
     """
     _check_input(input_path)
+    _check_paths(_read_paths(input_path, None, {}, **{"--vault": vault, "--key-file": key_file}), {"--output": output})
     if key_file is None and not os.environ.get(ENV_VAR):
         raise _fail(f"reidentify needs the run's key: pass --key-file or set {ENV_VAR}", EXIT_USAGE)
     try:
         key, note = resolve_key(key_file, output.resolve().parent)
         if note:
-            err.print(note, highlight=False)
+            err.print(escape(note), highlight=False)
         rows = read_vault(vault, key)
         options = ReadOptions(id_col=id_col, text_col=text_col)
     except WrongKeyError as exc:
@@ -530,7 +607,10 @@ def reidentify(
     except VaultError as exc:
         raise _fail(str(exc), EXIT_INPUT_ERROR) from None
     if not quiet:
-        err.print(f"restored {summary.documents} documents ({summary.spans} values) into {output}")
+        err.print(
+            f"restored {summary.documents} documents ({summary.spans} values) into {escape(str(output))}",
+            highlight=False,
+        )
 
 
 @app.command("default-config")

@@ -14,6 +14,9 @@ de-identified text, which may still contain PHI the detectors missed; mode 0700)
   part is in place. A batch is done when its line is complete and its part matches the line
   (so a part that a power loss left empty or torn is redone, never merged).
 * `lock` — held (flock) by the running process; the OS drops it when the process dies.
+* `commit.json` — written (fsynced) once output, audit and vault are all staged and synced beside
+  their targets, before the first of their renames: a resume that finds it replays the renames
+  (`radeid.commit`), so the three always come from the same run.
 
 Crash at any moment: a part without a journal line is an orphan and is redone; a torn last
 journal line is dropped; a half-written temporary is deleted. Redoing a batch gives the same bytes
@@ -49,22 +52,28 @@ __all__ = [
     "JournalError",
     "PartDocument",
     "ResumeMismatchError",
+    "RunInProgressError",
     "WorkFolder",
     "WorkFolderExistsError",
     "fingerprint_input",
+    "docs_digest",
     "ids_digest",
     "read_part",
     "work_folder_for",
     "write_part",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`)
 _WORK_SUFFIX = ".radeid-work"
 _DONE_SUFFIX = ".radeid-done"
 
 
 class JournalError(RadeidIOError):
     """The work folder cannot be used (locked by another run, damaged, unreadable)."""
+
+
+class RunInProgressError(JournalError):
+    """Another live radeid process holds the work folder's lock."""
 
 
 class WorkFolderExistsError(JournalError, FileExistsError):
@@ -118,6 +127,22 @@ def ids_digest(ids: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
+def docs_digest(docs: Iterable[Any]) -> str:
+    """A digest of a batch's *content* in order: ids, texts, patient ids and kept columns.
+
+    Journaled when the batch is de-identified and recomputed when the final merge re-reads the
+    input: if the input changed in between (same ids, other text), the merge refuses, instead of
+    pairing new originals with old output in the vault.
+    """
+    digest = hashlib.blake2b(digest_size=20)
+    for doc in docs:
+        columns = doc.metadata.get("columns") or {}
+        for value in (doc.id, doc.text, doc.patient_id, json.dumps(columns, sort_keys=True, default=repr)):
+            raw = b"\x00" if value is None else b"\x01" + value.encode("utf-8", "surrogatepass")
+            digest.update(len(raw).to_bytes(8, "little") + raw)
+    return digest.hexdigest()
+
+
 # ------------------------------------------------------------------------------------ parts
 
 
@@ -134,6 +159,8 @@ class BatchRecord:
     size: int
     sha256: str
     stats: dict[str, int] = field(default_factory=dict)
+    #: Documents the pipeline failed on (`--on-error skip`): (index in the batch, exception type).
+    skipped: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def parse(cls, line: str) -> BatchRecord | None:
@@ -141,7 +168,8 @@ class BatchRecord:
             data = json.loads(line)
             batch, docs, size = int(data["batch"]), int(data["docs"]), int(data["size"])
             stats = {str(k): int(v) for k, v in dict(data.get("stats") or {}).items()}
-            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats)
+            skipped = tuple((int(i), str(t)) for i, t in data.get("skipped") or ())
+            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None
@@ -216,8 +244,10 @@ def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
             f"part {path.name} of the work folder {str(path.parent.parent)!r} changed after it was written; "
             "rerun with --resume to redo it"
         )
-    docs = [_decode(line) for line in data.decode("utf-8", "surrogatepass").splitlines()]
-    if len(docs) != record.docs:
+    # Split on "\n" only: the text may hold U+2028, U+2029 or U+0085, which `splitlines()` splits on.
+    lines = data.decode("utf-8", "surrogatepass").split("\n")
+    docs = [_decode(line) for line in lines if line]
+    if len(docs) != record.docs - len(record.skipped):
         raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
     return docs
 
@@ -311,12 +341,13 @@ class WorkFolder:
             path.rmdir()  # an empty folder from a run killed while creating it
         if not path.exists():
             return cls._create(path, manifest)
+        lock = _lock(path)  # first: a live run's folder must not be reported as an interrupted one
         if not resume:
+            lock.close()
             raise WorkFolderExistsError(
                 f"an interrupted run left its work folder {str(path)!r}; rerun with --resume to continue it, "
                 "or delete that folder to start over"
             )
-        lock = _lock(path)
         try:
             stored = _read_manifest(path)
             _compare(stored, manifest, key_matches, path)
@@ -392,7 +423,10 @@ def _lock(path: Path) -> IO[str]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             handle.close()
-            raise JournalError(f"another radeid run is using the work folder {str(path)!r}") from None
+            raise RunInProgressError(
+                f"a radeid run is in progress on this output (its work folder {str(path)!r} is locked); wait for "
+                "it to finish or stop it. Do not --resume while it runs"
+            ) from None
     return handle
 
 

@@ -4,8 +4,13 @@ written next to the output with mode 0600. It is never printed or logged, and th
 key of its own.
 
 Key file / variable format: 64 hex characters (what `resolve_key` writes), `base64:<data>`, or
-any other text, used as a passphrase (its UTF-8 bytes, surrounding whitespace stripped). A key
-file that is not UTF-8 text is used as raw bytes.
+any other text, used as a passphrase: surrounding whitespace stripped, then stretched with scrypt
+(fixed salt, n=2**15) into 32 bytes before it seeds anything, so a guessable passphrase costs an
+attacker a key derivation per guess. A key file that is not UTF-8 text is used as raw bytes.
+
+Where a generated key goes (`key_dir_for`): the folder that holds the output, i.e. beside the
+output file, or beside (never inside) an output folder, so sharing the output folder never ships
+the key; never inside an input folder.
 """
 
 from __future__ import annotations
@@ -18,7 +23,15 @@ import secrets
 import stat
 from pathlib import Path
 
-__all__ = ["ENV_VAR", "KEY_FILE_NAME", "decode_key", "generate_key_file", "resolve_key"]
+__all__ = [
+    "ENV_VAR",
+    "KEY_FILE_NAME",
+    "decode_key",
+    "generate_key_file",
+    "key_dir_for",
+    "passphrase_key",
+    "resolve_key",
+]
 
 ENV_VAR = "RADEID_KEY"
 KEY_FILE_NAME = "radeid.key"
@@ -41,10 +54,44 @@ def decode_key(text: str, origin: str) -> bytes:
         if not raw:
             raise ValueError(f"the key from {origin} is empty")
         return raw
-    return value.encode("utf-8")
+    return passphrase_key(value)
 
 
-def _strength_note(key: bytes, origin: str) -> str:
+_PASSPHRASE_SALT = b"radeid/passphrase/v1"
+
+
+def passphrase_key(passphrase: str) -> bytes:
+    """32 key bytes from a passphrase (scrypt, n=2**15, r=8, p=1: ~0.1 s, 32 MiB)."""
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+    return Scrypt(salt=_PASSPHRASE_SALT, length=32, n=2**15, r=8, p=1).derive(passphrase.encode("utf-8"))
+
+
+def _is_passphrase(text: str) -> bool:
+    value = text.strip()
+    return bool(value) and not _HEX.fullmatch(value) and not value.startswith("base64:")
+
+
+def key_dir_for(output: Path, input_path: Path | None = None) -> Path:
+    """Where a generated key is saved: the folder holding the output (beside an output folder,
+    never inside it). Raises `ValueError` when that folder is inside a folder input."""
+    out = Path(os.path.realpath(output))
+    folder = out.parent
+    if input_path is not None:
+        inp = Path(os.path.realpath(input_path))
+        if inp.is_dir() and (folder == inp or inp in folder.parents):
+            raise ValueError(
+                f"a generated key would be saved in {str(folder)!r}, inside the input folder; "
+                "pass --key-file (or set RADEID_KEY)"
+            )
+    return folder
+
+
+def _strength_note(key: bytes, origin: str, text: str | None = None) -> str:
+    if text is not None and _is_passphrase(text):
+        if len(text.strip().encode("utf-8")) < _MIN_BYTES:
+            return f"warning: the passphrase from {origin} is short; use at least {_MIN_BYTES} characters"
+        return ""
     if len(key) < _MIN_BYTES:
         return f"warning: the key from {origin} is short ({len(key)} bytes); use at least {_MIN_BYTES} random bytes"
     return ""
@@ -75,11 +122,13 @@ def resolve_key(key_file: Path | None, output_dir: Path) -> tuple[bytes, str]:
             data = path.read_bytes()
         except OSError as exc:
             raise ValueError(f"cannot read the key file {path}: {exc.strerror}") from None
+        text: str | None
         try:
-            key = decode_key(data.decode("utf-8"), str(path))
+            text = data.decode("utf-8")
+            key = decode_key(text, str(path))
         except UnicodeDecodeError:
-            key = data  # raw random bytes (e.g. from `head -c 32 /dev/urandom`)
-        notes = [_strength_note(key, str(path))]
+            text, key = None, data  # raw random bytes (e.g. from `head -c 32 /dev/urandom`)
+        notes = [_strength_note(key, str(path), text)]
         mode = stat.S_IMODE(path.stat().st_mode)
         if os.name == "posix" and mode & 0o077:
             notes.append(f"warning: the key file {path} is readable by others; run `chmod 600 {path}`")
@@ -87,7 +136,7 @@ def resolve_key(key_file: Path | None, output_dir: Path) -> tuple[bytes, str]:
     env = os.environ.get(ENV_VAR)
     if env is not None and env.strip():
         key = decode_key(env, f"${ENV_VAR}")
-        return key, _strength_note(key, f"${ENV_VAR}")
+        return key, _strength_note(key, f"${ENV_VAR}", env)
     path = Path(output_dir) / KEY_FILE_NAME
     if path.exists():
         key = decode_key(path.read_text(encoding="utf-8"), str(path))

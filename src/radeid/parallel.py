@@ -9,9 +9,12 @@ boundaries, same writers, same handling of bad records), with three differences:
 * Every finished batch is stored as a part in a work folder beside the output and journaled
   (see `radeid.journal`). After a crash, `resume=True` skips the journaled batches and redoes the
   rest. Output order is input order because parts are merged by batch index, not by finishing time.
-* The output and audit are written at the end, in one pass over the parts, through the normal
-  atomic writers. The merge re-reads the input for each document's metadata (kept columns,
-  folder paths), so the parts never hold more than the de-identified text and the replacements.
+* The output, audit and vault are written at the end, in one pass over the parts, into
+  temporaries, then committed as one unit (`radeid.commit`: stage and fsync all three, record the
+  renames in the work folder, rename; a resume finishes an interrupted commit). The merge
+  re-reads the input for each document's metadata (kept columns, folder paths), so the parts never
+  hold more than the de-identified text and the replacements; each batch's content digest is
+  checked against the journal, so an input changed during the run is refused.
 
 Because every surrogate is keyed by (key, scope, original), and batches are the same as
 `deidentify_path`'s, the output is byte-identical to a single-process run, resumed or not.
@@ -24,6 +27,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from radeid.batch import (
+    DuplicateIdError,
     OnError,
     RunAborted,
     RunSummary,
@@ -43,9 +48,13 @@ from radeid.batch import (
     _documents,
     choose_output_format,
     default_audit_path,
+    deidentify_each,
+    pipeline_issue,
 )
+from radeid.commit import commit_together, finish_commit, remove_temporaries
+from radeid.config import ConfigError
 from radeid.document import Document, Result
-from radeid.io.errors import InputNotFoundError
+from radeid.io.errors import InputNotFoundError, OutputExistsError
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.journal import (
@@ -53,12 +62,13 @@ from radeid.journal import (
     BatchRecord,
     JournalError,
     WorkFolder,
+    docs_digest,
     fingerprint_input,
-    ids_digest,
     read_part,
     work_folder_for,
     write_part,
 )
+from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spec import PipelineSpec, canonical
 from radeid.vault import VaultWriter
@@ -126,23 +136,33 @@ def _part_name(batch: int) -> str:
     return f"{batch:012d}.jsonl"
 
 
-_Outcome = tuple[int, int, str, dict[str, int]]
+_Outcome = tuple[int, int, str, dict[str, int], tuple[tuple[int, str], ...]]
 
 
-def _process(deid: Deidentifier, parts: Path, batch: int, docs: list[Document]) -> _Outcome:
-    """De-identify one batch, store its part; returns (batch, part size, part SHA-256, stats)."""
+def _process(deid: Deidentifier, parts: Path, batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
+    """De-identify one batch, store its part; returns (batch, part size, part SHA-256, stats,
+    failed documents as (index in batch, exception type name): never the exception's message)."""
     stats = getattr(deid.replacer, "stats", None)
     before = Counter(stats) if isinstance(stats, Counter) else Counter()
-    results = deid.deidentify(docs)
+    results, failed = deidentify_each(deid, docs, on_error)
     size, sha = write_part(parts / _part_name(batch), results)
     after = Counter(stats) if isinstance(stats, Counter) else Counter()
-    return batch, size, sha, {k: int(v) for k, v in (after - before).items()}
+    skipped = tuple((i, type(exc).__name__) for i, exc in failed)
+    return batch, size, sha, {k: int(v) for k, v in (after - before).items()}, skipped
 
 
-def _run_batch(batch: int, docs: list[Document]) -> _Outcome:
+def _run_batch(batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
     if "error" in _WORKER:
         raise _WORKER["error"]
-    return _process(_WORKER["deid"], _WORKER["parts"], batch, docs)
+    return _process(_WORKER["deid"], _WORKER["parts"], batch, docs, on_error)
+
+
+class _PipelineFailed(Exception):
+    """`--on-error fail` and the pipeline raised on a document (carried to the runner)."""
+
+    def __init__(self, issue: ReadIssue) -> None:
+        super().__init__(issue.describe())
+        self.issue = issue
 
 
 def _default_context() -> BaseContext:
@@ -170,10 +190,23 @@ def _manifest(spec: PipelineSpec, input_path: Path, input_format: InputFormat | 
     }
 
 
-def _preflight(output: Path, out_fmt: InputFormat | None, options: ReadOptions, input_path: Path, audit: Path) -> None:
-    """Refuse a bad output before hours of work: open the writers the merge will use, then drop them."""
+def _preflight(
+    output: Path, out_fmt: InputFormat | None, options: ReadOptions, input_path: Path, audit: Path, vault: Path | None
+) -> None:
+    """Refuse a bad output before hours of work: open the writers the merge will use, then drop them
+    (the vault: a temporary file where its own will go)."""
     open_writer(output, out_fmt, options, input_path=input_path).abort()
     AuditWriter(audit).abort()
+    if vault is not None:
+        if vault.is_dir():
+            raise OutputExistsError(f"the vault path {str(vault)!r} is a folder; the vault is a file")
+        try:
+            vault.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=vault.parent, prefix=f".{vault.name}.", suffix=".tmp")
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write the vault ({exc.strerror})", str(vault)) from None
+        os.close(fd)
+        os.unlink(tmp)
 
 
 def _only_documents(path: Path, fmt: InputFormat | None, options: ReadOptions) -> Iterator[Document]:
@@ -186,16 +219,30 @@ class _Pool:
     """Batches in flight, in worker processes (or in this process for `workers=1`)."""
 
     def __init__(
-        self, spec: PipelineSpec, work: WorkFolder, workers: int, context: BaseContext | None, on_batch: Any
+        self,
+        spec: PipelineSpec,
+        work: WorkFolder,
+        workers: int,
+        context: BaseContext | None,
+        on_batch: Any,
+        on_error: OnError,
+        summary: RunSummary,
     ) -> None:
         self.work = work
         self.on_batch = on_batch
+        self.on_error = on_error
+        self.summary = summary
         self.limit = 2 * workers
-        self.pending: dict[Future[_Outcome], tuple[int, int, str]] = {}
+        self.pending: dict[Future[_Outcome], tuple[list[Document], str]] = {}
         self.local: Deidentifier | None = None
         self.executor: ProcessPoolExecutor | None = None
         if workers == 1:
-            self.local = spec.build()
+            try:
+                self.local = spec.build()
+            except ConfigError:
+                raise
+            except (ValueError, OSError) as exc:  # a rule/list file, a model: as with -w 2 (exit 2)
+                raise ConfigError(str(exc)) from None
         else:
             self.executor = ProcessPoolExecutor(
                 max_workers=workers,
@@ -205,33 +252,40 @@ class _Pool:
             )
 
     def submit(self, batch: int, docs: list[Document]) -> None:
-        digest = ids_digest(d.id for d in docs)
+        digest = docs_digest(docs)
         if self.local is not None:
-            self._done(_process(self.local, self.work.parts, batch, docs), len(docs), digest)
+            self._done(_process(self.local, self.work.parts, batch, docs, self.on_error), docs, digest)
             return
         assert self.executor is not None
         while len(self.pending) >= self.limit:
             self._collect(FIRST_COMPLETED)
-        self.pending[self.executor.submit(_run_batch, batch, docs)] = (batch, len(docs), digest)
+        self.pending[self.executor.submit(_run_batch, batch, docs, self.on_error)] = (docs, digest)
 
     def _collect(self, how: str) -> None:
         finished, _ = wait(list(self.pending), return_when=how)
         failure: BaseException | None = None
         for future in finished:  # journal every success before raising a failure: less to redo
-            _, count, digest = self.pending.pop(future)
+            docs, digest = self.pending.pop(future)
             error = future.exception()
             if error is None:
-                self._done(future.result(), count, digest)
+                try:
+                    self._done(future.result(), docs, digest)
+                except _PipelineFailed as exc:
+                    failure = failure or exc
             elif failure is None:
                 failure = error
         if failure is not None:
             raise failure
 
-    def _done(self, outcome: _Outcome, count: int, digest: str) -> None:
-        batch, size, sha, stats = outcome
-        self.work.record(BatchRecord(batch, count, digest, size, sha, stats))
+    def _done(self, outcome: _Outcome, docs: list[Document], digest: str) -> None:
+        batch, size, sha, stats, skipped = outcome
+        if skipped and self.on_error == "fail":
+            index, name = skipped[0]
+            raise _PipelineFailed(pipeline_issue(docs[index], name, "fail"))
+        self.work.record(BatchRecord(batch, len(docs), digest, size, sha, stats, skipped))
+        self.summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in skipped)
         if self.on_batch:
-            self.on_batch(count)
+            self.on_batch(len(docs))
 
     def drain(self) -> None:
         while self.pending:
@@ -284,20 +338,36 @@ def deidentify_path_parallel(
     audit = Path(audit_path) if audit_path is not None else default_audit_path(output_path)
     if not input_path.exists():
         raise InputNotFoundError(f"input not found: {input_path}")
+    check_paths({"the input": input_path}, {"the output": output_path, "the audit": audit, "the vault": vault_path})
     read_documents(input_path, input_format, options)  # whole-input problems are raised here, up front
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
-    _preflight(output_path, out_fmt, options, input_path, audit)
+    _preflight(output_path, out_fmt, options, input_path, audit, Path(vault_path) if vault_path else None)
 
     summary = ParallelRunSummary(workers=workers)
     manifest = _manifest(spec, input_path, input_format, options)
     work = WorkFolder.open(output_path, manifest, resume=resume, key_matches=spec.key_matches)
     summary.resumed = work.resumed
+    if work.resumed:
+        try:
+            done = finish_commit(work.path / COMMIT_RECORD)
+            if done is None:  # a run killed mid-merge left temporaries beside the outputs
+                remove_temporaries([output_path, audit, vault_path])
+        except BaseException:
+            work.close()
+            raise
+        if done is not None:  # the interrupted run had committed: its renames are now all done
+            summary.documents = int(done.get("documents", 0))
+            summary.spans = int(done.get("spans", 0))
+            summary.by_category.update({str(k): int(v) for k, v in dict(done.get("by_category") or {}).items()})
+            summary.resumed_documents = summary.documents
+            work.finish()
+            return summary
     size = spec.config.pipeline.batch_size
     try:
-        pool = _Pool(spec, work, workers, mp_context, on_batch)
+        pool = _Pool(spec, work, workers, mp_context, on_batch, on_error, summary)
         failed = True
         try:
-            stream = _documents(input_path, input_format, options, on_error, summary)
+            stream = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
             for batch, docs in enumerate(_batches(stream, size)):
                 summary.documents += len(docs)
                 summary.batches += 1
@@ -305,8 +375,9 @@ def deidentify_path_parallel(
                 if record is None:
                     pool.submit(batch, docs)
                     continue
-                if record.docs != len(docs) or record.ids != ids_digest(d.id for d in docs):
+                if record.docs != len(docs) or record.ids != docs_digest(docs):
                     raise JournalError(f"batch {batch} of the work folder does not match the input; delete {work.path}")
+                summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in record.skipped)
                 summary.resumed_batches += 1
                 summary.resumed_documents += len(docs)
                 if on_batch:
@@ -317,9 +388,14 @@ def deidentify_path_parallel(
             pool.close(failed=failed)
         vault = (Path(vault_path), vault_key) if vault_path is not None and vault_key is not None else None
         _merge(work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size)
-    except RunAborted:
-        work.discard()
+    except (RunAborted, DuplicateIdError):
+        work.discard()  # the input must change before the run can succeed: nothing to resume
         raise
+    except _PipelineFailed as exc:
+        work.discard()
+        summary.aborted = True
+        summary.errors.append(exc.issue)
+        raise RunAborted(exc.issue, summary) from None
     except BaseException as exc:
         kept = bool(work.done) or work.resumed
         if kept:
@@ -335,6 +411,9 @@ def deidentify_path_parallel(
     return summary
 
 
+COMMIT_RECORD = "commit.json"
+
+
 def _merge(
     work: WorkFolder,
     summary: ParallelRunSummary,
@@ -347,19 +426,36 @@ def _merge(
     options: ReadOptions,
     size: int,
 ) -> None:
-    """Stream every part, in batch order, through the normal atomic writers."""
-    written = 0
-    with contextlib.ExitStack() as stack:
-        writer = stack.enter_context(open_writer(output_path, out_fmt, options, input_path=input_path))
-        audit = stack.enter_context(AuditWriter(audit_path))
-        vault_writer = stack.enter_context(VaultWriter(*vault)) if vault is not None else None
+    """Stream every part, in batch order, into temporaries; then commit output, audit and vault as
+    one unit (`radeid.commit.commit_together`, with its record in the work folder for a resume)."""
+    written = skipped = 0
+    writers: list[Any] = []
+    try:
+        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
+        writers.append(writer)
+        audit = AuditWriter(audit_path)
+        writers.append(audit)
+        vault_writer = VaultWriter(*vault) if vault is not None else None
+        if vault_writer is not None:
+            writers.append(vault_writer)
+            vault_writer.open()
         for batch, docs in enumerate(_batches(_only_documents(input_path, input_format, options), size)):
             record = work.done.get(batch)
             if record is None:
                 raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
             parts = read_part(work.part_path(batch), record)
-            if [p.id for p in parts] != [d.id for d in docs]:
-                raise JournalError(f"batch {batch} of the work folder does not match the input; the input changed")
+            changed = docs_digest(docs) != record.ids
+            first, last = docs[0].id, docs[-1].id
+            if record.skipped:
+                gone = {i for i, _ in record.skipped}
+                docs = [doc for i, doc in enumerate(docs) if i not in gone]
+            if changed or [p.id for p in parts] != [d.id for d in docs]:
+                raise JournalError(
+                    f"the input {str(input_path)!r} changed during the run (batch {batch}, documents "
+                    f"{first!r} to {last!r}, differs from what was de-identified); nothing was written. "
+                    f"Rerun from the start (delete {str(work.path)!r})"
+                )
+            skipped += len(record.skipped)
             for doc, part in zip(docs, parts, strict=True):
                 result: Result = part.result_for(doc)
                 writer.write(result)
@@ -369,6 +465,14 @@ def _merge(
                 summary.spans += len(result.replacements)
                 summary.by_category.update(r.span.category.value for r in result.replacements)
             summary.replacer_stats.update(record.stats)
-            written += len(docs)
+            written += record.docs
         if written != summary.documents:  # the input changed between the two reads: commit nothing
             raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
+    except BaseException:
+        for each in writers:
+            with contextlib.suppress(Exception):
+                each.abort()
+        raise
+    summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written
+    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
+    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)

@@ -13,7 +13,11 @@ model's numerical noise could depend on how they are batched (rules and lexicons
 Privacy: the spec, key included, travels to the executors inside the task closure; on a shared
 cluster turn on Spark's RPC authentication and encryption (`spark.authenticate`,
 `spark.network.crypto.enabled`) and local-disk encryption (`spark.io.encryption.enabled`).
-Nothing here logs text or keys.
+Repartitioning (`partitions=` / `--partitions`) shuffles whole rows, *original text included*,
+through Spark's shuffle files under `spark.local.dir` (default `/tmp`), and the persisted result
+may spill there too: point it at a private folder (`--local-dir`, or `spark.local.dir` /
+`SPARK_LOCAL_DIRS` on a cluster) and turn on `spark.io.encryption.enabled`. Nothing here logs
+text or keys.
 """
 
 from __future__ import annotations
@@ -40,7 +44,14 @@ if TYPE_CHECKING:
 
     from radeid.pipeline import Deidentifier
 
-__all__ = ["AUDIT_FIELDS", "audit_schema", "deidentify_dataframe", "register", "spark_deidentify_files"]
+__all__ = [
+    "AUDIT_FIELDS",
+    "SparkInputError",
+    "audit_schema",
+    "deidentify_dataframe",
+    "register",
+    "spark_deidentify_files",
+]
 
 #: The fields of one audit struct, as in the audit JSONL of `radeid deid` (less doc_id).
 AUDIT_FIELDS: tuple[tuple[str, str], ...] = (
@@ -280,8 +291,9 @@ def spark_deidentify_files(
             raise ConfigError(f"kept column {name!r} not found; columns: {', '.join(df.columns)}")
     if text_col in keep_columns:
         raise ConfigError(f"--keep-column lists the text column {text_col!r}: that would copy the original text")
+    _refuse_null_records(df, id_col, text_col)
     if partitions:
-        df = df.repartition(partitions)
+        df = df.repartition(partitions)  # a shuffle: original text goes to spark.local.dir (see module doc)
     spans_col = "__radeid_spans"
     result = deidentify_dataframe(df, text_col, id_col, patient_col, spec, spans_col=spans_col)
     # Two writes (output and audit) read one de-identified dataset: run the pipeline once.
@@ -304,11 +316,39 @@ def spark_deidentify_files(
         result.unpersist()
 
 
+class SparkInputError(ValueError):
+    """Records `radeid deid` would refuse (a null or empty id, a null text): named by id, never text."""
+
+
+def _refuse_null_records(df: DataFrame, id_col: str, text_col: str) -> None:
+    """As `radeid deid`: a record without an id or a text is an error (one extra pass over two columns)."""
+    from pyspark.sql import functions as F
+
+    for name in (id_col, text_col):
+        if name not in df.columns:
+            raise ConfigError(f"column {name!r} not found; columns: {', '.join(df.columns)}")
+    no_id = F.col(id_col).isNull() | (F.trim(F.col(id_col).cast("string")) == "")
+    bad = df.filter(no_id | F.col(text_col).isNull()).select(id_col, text_col)
+    found = bad.limit(6).collect()
+    if not found:
+        return
+    total = bad.count()
+    null_ids = sum(1 for r in found if r[id_col] is None or not str(r[id_col]).strip())
+    named = [repr(str(r[id_col])) for r in found if r[id_col] is not None and str(r[id_col]).strip()][:5]
+    detail = f" (documents with a null {text_col!r}: {', '.join(named)})" if named else ""
+    raise SparkInputError(
+        f"{total} record(s) have a null or empty {id_col!r} or a null {text_col!r}{detail}"
+        + (f"; {null_ids}+ without an id" if null_ids else "")
+        + "; radeid deid refuses such records: drop or fix them first"
+    )
+
+
 # ------------------------------------------------------------------------------------ CLI
 
 
-def _spark_session(master: str | None) -> SparkSession:
-    """The session: spark-submit's when launched by it; else local, on every core (Spark's default)."""
+def _spark_session(master: str | None, local_dir: Path | None = None) -> SparkSession:
+    """The session: spark-submit's when launched by it; else local, on every core (Spark's default).
+    `local_dir`: Spark's scratch space (shuffle and spill files, which hold original text)."""
     from pyspark.sql import SparkSession
 
     launched_by_submit = "PYSPARK_GATEWAY_PORT" in os.environ
@@ -319,6 +359,9 @@ def _spark_session(master: str | None) -> SparkSession:
     builder = SparkSession.builder.appName("radeid")
     if master:
         builder = builder.master(master)
+    if local_dir is not None:
+        Path(local_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+        builder = builder.config("spark.local.dir", str(Path(local_dir).resolve()))
     return builder.getOrCreate()
 
 
@@ -351,7 +394,20 @@ def register(app: typer.Typer) -> None:
         master: Annotated[
             str | None, typer.Option("--master", help="Spark master (default: spark-submit's, else local[*]).")
         ] = None,
-        partitions: Annotated[int | None, typer.Option("--partitions", min=1, help="Repartition the input.")] = None,
+        partitions: Annotated[
+            int | None,
+            typer.Option(
+                "--partitions", min=1, help="Repartition the input (a shuffle: original text goes to --local-dir)."
+            ),
+        ] = None,
+        local_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--local-dir",
+                help="Spark scratch folder for shuffle/spill files, which hold original text (default: /tmp). "
+                "Use a private folder.",
+            ),
+        ] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
     ) -> None:
         """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
@@ -364,7 +420,19 @@ def register(app: typer.Typer) -> None:
             spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
         """
         from radeid.keys import ENV_VAR, decode_key
+        from radeid.paths import PathConflictError, check_paths
 
+        audit_path = None if no_audit else (audit or output_path.rstrip("/") + ".audit")
+        local = {name: Path(p) for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
+                 if p is not None and "://" not in p}  # fmt: skip (cluster URIs are Spark's to check)
+        try:
+            check_paths(
+                {"INPUT": local.get("INPUT"), "--key-file": key_file, "--config": config},
+                {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
+            )
+        except PathConflictError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
         try:
             cfg = Config.load(config)
             if mode == SURROGATE:
@@ -393,7 +461,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2) from None
         from pyspark.errors import PySparkException
 
-        spark = _spark_session(master)
+        spark = _spark_session(master, local_dir)
         try:
             count = spark_deidentify_files(
                 spark,
@@ -406,13 +474,16 @@ def register(app: typer.Typer) -> None:
                 text_col=text_col,
                 patient_col=patient_col,
                 keep_columns=tuple(keep_column or ()),
-                audit_path=None if no_audit else (audit or output_path.rstrip("/") + ".audit"),
+                audit_path=audit_path,
                 partitions=partitions,
                 overwrite=overwrite,
             )
         except ConfigError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
+        except SparkInputError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
         except PySparkException as exc:  # e.g. the output exists, a path cannot be read
             typer.echo(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
             raise typer.Exit(1) from None

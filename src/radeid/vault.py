@@ -1,38 +1,47 @@
-"""The re-identification vault: one encrypted Parquet row per replacement.
+"""The re-identification vault: one encrypted Parquet row per replacement, plus one row per document.
 
 Why this shape: the de-identified text already holds every surrogate, and
 `Result.output_offsets()` says where each one sits, so the vault needs only the replacements
 themselves to turn the output back into the original exactly. Nothing of the untouched text is
 stored.
 
-File layout (Parquet, one row per replacement, rows of a document in text order):
+File layout (Parquet, format 2). Three kinds of row, told apart by `seq`:
+
+* a document row (`seq = -1`), one per document *including documents without PHI*, so that a
+  document missing from the vault, or a vault of another run, is detected: `doc_id` and
+  `patient_id` encrypted, `original` = the encrypted number of replacement rows of the document;
+* replacement rows (`seq = 0..n-1`), in text order: `start, end` (offsets in the original),
+  `out_start, out_end` (in the de-identified text), `category`, `subtype`, `surrogate` (plain: it
+  is already in the output) and `original` = AES-GCM(original text of the span);
+* one trailer row (`doc_tag = ""`, `seq = -2`), last: the encrypted counts of documents and rows.
 
     doc_tag     string   HMAC(tag key, doc id), hex: find a document's rows without decrypting
-    doc_id      binary   AES-GCM(doc id) on the document's first row (seq 0), else null: ids
-                         can be PHI (accession numbers, MRNs)
-    patient_id  binary   AES-GCM(patient id) on the first row, else null
-    seq         int32    position of the replacement in its document
-    start, end  int32    offsets in the original text
-    out_start, out_end   int32 offsets in the de-identified text
-    category    string   PHI category; subtype: string or null
-    original    binary   AES-GCM(original text of the span)
-    surrogate   string   the fake written in the output (plain: it is already in the output)
+    doc_id      binary   AES-GCM(doc id) on the document row, else null (ids can be PHI)
+    patient_id  binary   AES-GCM(patient id) on the document row, else null
+    seq, start, end, out_start, out_end  int32;  category, subtype, surrogate  string
+    original    binary   see above
 
-Crypto: a 32-byte master key = scrypt(user secret, random 16-byte salt, n, r=8, p=1); the salt and
-cost sit in the Parquet metadata. Encryption and tag keys are HMAC-derived from the master key.
-Every ciphertext is nonce (12 bytes: a random per-file prefix and a counter; the key is unique to
-the file) || AES-256-GCM(value), with associated data binding
-it to this file, its field, its document tag and its position, so rows cannot be swapped or
-moved. A check value (a constant encrypted under the key) makes a wrong key fail fast with
-`WrongKeyError`, before any row is touched. Offsets and categories are plain: they reveal the
-lengths of the originals, not their content.
+Crypto: a 32-byte master key = scrypt(user secret, random 16-byte salt, n, r, p); the salt and
+cost sit in the Parquet metadata, and the cost read back is bounded (a crafted file cannot ask for
+gigabytes or minutes). Encryption and tag keys are HMAC-derived from the master key. Every
+ciphertext is nonce (12 bytes: a random per-file prefix and a counter; the key is unique to the
+file) || AES-256-GCM(value), with associated data binding it to this file, its field and *every
+plain column of its row* (tag, seq, offsets, category, subtype, surrogate). The document row binds
+the row count of its document and the trailer the counts of the file, so a row that is moved,
+edited, swapped, added or deleted, a document dropped or the file truncated all fail with
+`VaultError`: a restore is complete and exact, or it does not happen. A check value (a constant
+encrypted under the key) makes a wrong key fail fast with `WrongKeyError`, before any row is
+touched. Offsets and categories are plain: they reveal the lengths of the originals, not their
+content.
 """
 
 from __future__ import annotations
 
 import base64
 import hmac
+import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,11 +54,13 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from radeid.commit import Move, apply_moves, fsync_file
 from radeid.document import Result
 
 __all__ = [
     "VaultError",
     "VaultMismatchError",
+    "VaultMissingError",
     "VaultRow",
     "VaultWriter",
     "WrongKeyError",
@@ -58,7 +69,13 @@ __all__ = [
     "reidentify_text",
 ]
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+_AAD = b"radeid-vault-v2"
+_DOC_SEQ, _TRAILER_SEQ = -1, -2
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Bounds on the scrypt cost read from a vault (the writer uses n=2**15, r=8, p=1: 32 MiB).
+_MAX_SCRYPT_MEMORY = 1 << 30  # 128 * n * r bytes
+_MAX_SCRYPT_WORK = 1 << 22  # n * r * p (16x the default)
 _CHECK_PLAIN = b"radeid vault key check"
 _SCHEMA = pa.schema(
     [
@@ -88,6 +105,10 @@ class WrongKeyError(VaultError):
 
 class VaultMismatchError(VaultError):
     """The de-identified text no longer matches the vault (it was edited afterwards)."""
+
+
+class VaultMissingError(VaultError):
+    """A document is not in the vault, or the vault holds documents the input does not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,19 +144,21 @@ class _Keys:
     def tag(self, doc_id: str) -> str:
         return hmac.digest(self._tag_key, doc_id.encode("utf-8", "surrogatepass"), "sha256").hex()[:32]
 
-    def _aad(self, field: str, doc_tag: str, seq: int) -> bytes:
-        return b"|".join((b"radeid-vault-v1", self.file_id, field.encode(), doc_tag.encode(), str(seq).encode()))
+    def _aad(self, field: str, row: Sequence[object]) -> bytes:
+        # Every plain column of the row is bound (JSON keeps None, ints and strings apart).
+        plain = json.dumps(list(row), ensure_ascii=True, separators=(",", ":")).encode()
+        return b"|".join((_AAD, self.file_id, field.encode(), plain))
 
-    def seal(self, value: str, field: str, doc_tag: str, seq: int) -> bytes:
+    def seal(self, value: str, field: str, row: Sequence[object]) -> bytes:
         # The encryption key is unique to this file (random salt), so a counter after a random
         # prefix never repeats a nonce under a key, and costs no system call per value.
         self._counter += 1
         nonce = self._prefix + self._counter.to_bytes(8, "big")
         raw = value.encode("utf-8", "surrogatepass")
-        return nonce + self.aead.encrypt(nonce, raw, self._aad(field, doc_tag, seq))
+        return nonce + self.aead.encrypt(nonce, raw, self._aad(field, row))
 
-    def open(self, blob: bytes, field: str, doc_tag: str, seq: int) -> str:
-        plain = self.aead.decrypt(blob[:12], blob[12:], self._aad(field, doc_tag, seq))
+    def open(self, blob: bytes, field: str, row: Sequence[object]) -> str:
+        plain = self.aead.decrypt(blob[:12], blob[12:], self._aad(field, row))
         return plain.decode("utf-8", "surrogatepass")
 
 
@@ -158,7 +181,7 @@ class VaultWriter:
         file_id = os.urandom(16)
         self._keys = _Keys(key, self._salt, scrypt_n, 8, 1, file_id)
         nonce = os.urandom(12)
-        check = nonce + self._keys.aead.encrypt(nonce, _CHECK_PLAIN, b"radeid-vault-v1|check|" + file_id)
+        check = nonce + self._keys.aead.encrypt(nonce, _CHECK_PLAIN, _AAD + b"|check|" + file_id)
         self._metadata = {
             b"radeid.vault": FORMAT_VERSION.encode(),
             b"radeid.cipher": b"AES-256-GCM",
@@ -200,39 +223,61 @@ class VaultWriter:
         self._writer = pq.ParquetWriter(tmp, _SCHEMA.with_metadata(self._metadata))
 
     def add(self, result: Result) -> None:
-        """Record every replacement of one de-identified document."""
+        """Record one de-identified document: its document row, then one row per replacement."""
         if self._writer is None:
             self.open()
         doc = result.document
-        if not result.replacements:
-            return
+        if any(_LONE_SURROGATE.search(t) for t in (doc.id, doc.text, doc.patient_id or "", result.text)):
+            raise VaultError(
+                f"document {doc.id!r} holds an unpaired surrogate code point (not valid Unicode text): it cannot "
+                "be stored in the vault (the readers refuse such text; clean it before de-identifying)"
+            )
         tag = self._keys.tag(doc.id)
-        cols = self._columns
+        count = len(result.replacements)
+        self._append(tag, _DOC_SEQ, None, None, None, None, None, None, None, str(count), doc.id, doc.patient_id)
         for seq, (rep, (out_start, out_end)) in enumerate(
             zip(result.replacements, result.output_offsets(), strict=True)
         ):
             span = rep.span
-            first = seq == 0  # ids are stored once per document, on its first row
-            cols["doc_tag"].append(tag)
-            cols["doc_id"].append(self._keys.seal(doc.id, "doc_id", tag, seq) if first else None)
-            cols["patient_id"].append(
-                self._keys.seal(doc.patient_id, "patient_id", tag, seq)
-                if first and doc.patient_id is not None
-                else None
-            )
-            cols["seq"].append(seq)
-            cols["start"].append(span.start)
-            cols["end"].append(span.end)
-            cols["out_start"].append(out_start)
-            cols["out_end"].append(out_end)
-            cols["category"].append(span.category.value)
-            cols["subtype"].append(span.subtype)
-            cols["original"].append(self._keys.seal(doc.text[span.start : span.end], "original", tag, seq))
-            cols["surrogate"].append(rep.new_text)
-        self.rows += len(result.replacements)
+            original = doc.text[span.start : span.end]
+            self._append(
+                tag, seq, span.start, span.end, out_start, out_end, span.category.value, span.subtype,
+                rep.new_text, original, None, None,
+            )  # fmt: skip
+        self.rows += count
         self.documents += 1
-        if len(cols["seq"]) >= self._batch_rows:
+        if len(self._columns["seq"]) >= self._batch_rows:
             self._flush()
+
+    def _append(
+        self,
+        tag: str,
+        seq: int,
+        start: int | None,
+        end: int | None,
+        out_start: int | None,
+        out_end: int | None,
+        category: str | None,
+        subtype: str | None,
+        surrogate: str | None,
+        original: str,
+        doc_id: str | None,
+        patient_id: str | None,
+    ) -> None:
+        row = _plain_row(tag, seq, start, end, out_start, out_end, category, subtype, surrogate)
+        cols = self._columns
+        cols["doc_tag"].append(tag)
+        cols["doc_id"].append(self._keys.seal(doc_id, "doc_id", row) if doc_id is not None else None)
+        cols["patient_id"].append(self._keys.seal(patient_id, "patient_id", row) if patient_id is not None else None)
+        cols["seq"].append(seq)
+        cols["start"].append(start)
+        cols["end"].append(end)
+        cols["out_start"].append(out_start)
+        cols["out_end"].append(out_end)
+        cols["category"].append(category)
+        cols["subtype"].append(subtype)
+        cols["original"].append(self._keys.seal(original, "original", row))
+        cols["surrogate"].append(surrogate)
 
     def _flush(self) -> None:
         if self._writer is None or not self._columns["seq"]:
@@ -241,16 +286,24 @@ class VaultWriter:
         self._columns = {name: [] for name in _SCHEMA.names}
 
     def close(self) -> None:
-        """Finish the file and move it into place (mode 0600)."""
+        """Finish the file and move it into place (mode 0600, synced)."""
+        apply_moves(self.stage())
+
+    def stage(self) -> list[Move]:
+        """Finish the temporary file (trailer row, close, mode 0600, fsync) and return the rename
+        that puts it in place; applying it is the caller's (see `radeid.commit`)."""
         if self._writer is None:
             self.open()
         assert self._writer is not None and self._tmp is not None
+        self._append("", _TRAILER_SEQ, None, None, None, None, None, None, None, f"{self.documents},{self.rows}",
+                     None, None)  # fmt: skip
         self._flush()
         self._writer.close()
-        os.chmod(self._tmp, 0o600)
-        os.replace(self._tmp, self.path)
         self._writer = None
-        self._tmp = None
+        os.chmod(self._tmp, 0o600)
+        fsync_file(self._tmp)
+        tmp, self._tmp = self._tmp, None  # from here the temporary belongs to whoever applies the move
+        return [Move(tmp, self.path, "file")]
 
     def abort(self) -> None:
         """Drop the temporary file; `path` is left as it was."""
@@ -268,7 +321,12 @@ def _open_keys(path: Path, key: bytes) -> tuple[_Keys, pq.ParquetFile]:
     except (OSError, pa.ArrowInvalid) as exc:
         raise VaultError(f"{path} is not a readable vault: {exc}") from None
     meta = parquet.schema_arrow.metadata or {}
-    if meta.get(b"radeid.vault") != FORMAT_VERSION.encode():
+    version = meta.get(b"radeid.vault")
+    if version is not None and version != FORMAT_VERSION.encode() and version.isdigit():
+        raise VaultError(
+            f"{path} is a radeid vault of format {version.decode()}; this radeid reads format {FORMAT_VERSION}"
+        )
+    if version != FORMAT_VERSION.encode():
         raise VaultError(f"{path} is not a radeid vault (version {FORMAT_VERSION})")
     try:
         salt = base64.b64decode(meta[b"radeid.kdf.salt"])
@@ -277,9 +335,13 @@ def _open_keys(path: Path, key: bytes) -> tuple[_Keys, pq.ParquetFile]:
         check = base64.b64decode(meta[b"radeid.check"])
     except (KeyError, ValueError) as exc:
         raise VaultError(f"{path}: vault metadata is damaged ({exc.__class__.__name__})") from None
+    if not (n >= 2 and n & (n - 1) == 0 and r >= 1 and p >= 1) or (
+        128 * n * r > _MAX_SCRYPT_MEMORY or n * r * p > _MAX_SCRYPT_WORK
+    ):
+        raise VaultError(f"{path}: vault key-derivation cost (n={n}, r={r}, p={p}) is out of bounds; refused")
     keys = _Keys(key, salt, n, r, p, file_id)
     try:
-        ok = keys.aead.decrypt(check[:12], check[12:], b"radeid-vault-v1|check|" + file_id) == _CHECK_PLAIN
+        ok = keys.aead.decrypt(check[:12], check[12:], _AAD + b"|check|" + file_id) == _CHECK_PLAIN
     except InvalidTag:
         ok = False
     if not ok:
@@ -290,48 +352,78 @@ def _open_keys(path: Path, key: bytes) -> tuple[_Keys, pq.ParquetFile]:
     return keys, parquet
 
 
+def _plain_row(tag: str, seq: int, *rest: object) -> tuple[object, ...]:
+    return (tag, seq, *rest)
+
+
 def read_vault(path: str | Path, key: bytes, doc_ids: Iterable[str] | None = None) -> dict[str, list[VaultRow]]:
-    """Decrypt a vault: doc id -> its rows in text order. With `doc_ids`, only those documents
-    (found by tag, so the others are never decrypted). Raises `WrongKeyError` on a wrong key."""
-    keys, parquet = _open_keys(Path(path), key)
+    """Decrypt a vault: doc id -> its rows in text order (`[]` for a document without PHI). With
+    `doc_ids`, only those documents (found by tag, so the others are never decrypted). Raises
+    `WrongKeyError` on a wrong key and `VaultError` when any row was altered, added or removed."""
+    path = Path(path)
+    keys, parquet = _open_keys(path, key)
     wanted = {keys.tag(d) for d in doc_ids} if doc_ids is not None else None
-    out: dict[str, list[VaultRow]] = {}
-    ids: dict[str, tuple[str, str | None]] = {}  # doc tag -> (doc id, patient id)
-    for batch in parquet.iter_batches():
-        cols = batch.to_pydict()
-        for i, tag in enumerate(cols["doc_tag"]):
-            if wanted is not None and tag not in wanted:
-                continue
-            seq = cols["seq"][i]
-            try:
-                if seq == 0:
+    altered = VaultError(f"vault {path}: rows were altered, moved, added or removed; nothing returned")
+    heads: dict[str, tuple[str, str | None, int]] = {}  # doc tag -> (doc id, patient id, row count)
+    rows: dict[str, list[VaultRow]] = {}  # doc tag -> replacement rows, doc id filled in later
+    docs = total = 0
+    trailer: str | None = None
+    names = ("start", "end", "out_start", "out_end", "category", "subtype", "surrogate")
+    try:
+        for batch in parquet.iter_batches():
+            cols = batch.to_pydict()
+            for i, tag in enumerate(cols["doc_tag"]):
+                seq = cols["seq"][i]
+                if trailer is not None:
+                    raise altered  # nothing may follow the trailer
+                row = _plain_row(tag, seq, *(cols[name][i] for name in names))
+                if seq == _TRAILER_SEQ and tag == "":
+                    trailer = keys.open(cols["original"][i], "original", row)
+                    continue
+                if seq == _DOC_SEQ:
+                    docs += 1
+                elif seq is not None and seq >= 0:
+                    total += 1
+                else:
+                    raise altered
+                if wanted is not None and tag not in wanted:
+                    continue
+                if seq == _DOC_SEQ:
+                    if tag in heads or cols["doc_id"][i] is None:
+                        raise altered
                     pid_blob = cols["patient_id"][i]
-                    ids[tag] = (
-                        keys.open(cols["doc_id"][i], "doc_id", tag, 0),
-                        keys.open(pid_blob, "patient_id", tag, 0) if pid_blob is not None else None,
+                    heads[tag] = (
+                        keys.open(cols["doc_id"][i], "doc_id", row),
+                        keys.open(pid_blob, "patient_id", row) if pid_blob is not None else None,
+                        int(keys.open(cols["original"][i], "original", row)),
                     )
-                doc_id, patient = ids[tag]
-                original = keys.open(cols["original"][i], "original", tag, seq)
-            except (InvalidTag, KeyError, TypeError):
-                raise VaultError(f"vault {path}: a row was altered or damaged; nothing returned") from None
-            out.setdefault(doc_id, []).append(
-                VaultRow(
-                    doc_id=doc_id,
-                    patient_id=patient,
-                    seq=seq,
-                    start=cols["start"][i],
-                    end=cols["end"][i],
-                    out_start=cols["out_start"][i],
-                    out_end=cols["out_end"][i],
-                    category=cols["category"][i],
-                    subtype=cols["subtype"][i],
-                    original=original,
-                    surrogate=cols["surrogate"][i],
+                    continue
+                values = dict(zip(names, row[2:], strict=True))
+                rows.setdefault(tag, []).append(
+                    VaultRow("", None, seq, original=keys.open(cols["original"][i], "original", row), **values)
                 )
-            )
-    for rows in out.values():
-        rows.sort(key=lambda row: row.seq)
+    except (InvalidTag, KeyError, TypeError, ValueError):
+        raise altered from None
+    if trailer != f"{docs},{total}":
+        raise altered  # a document or rows were dropped, or the file was cut short
+    out: dict[str, list[VaultRow]] = {}
+    if rows.keys() - heads.keys():
+        raise altered  # replacement rows of a document without its document row
+    for tag, (doc_id, patient, count) in heads.items():
+        mine = sorted(rows.get(tag, ()), key=lambda r: r.seq)
+        if [r.seq for r in mine] != list(range(count)) or keys.tag(doc_id) != tag:
+            raise altered
+        if doc_id in out:
+            raise altered
+        out[doc_id] = [_with_ids(r, doc_id, patient) for r in mine]
     return out
+
+
+def _with_ids(row: VaultRow, doc_id: str, patient_id: str | None) -> VaultRow:
+    return VaultRow(
+        doc_id, patient_id, row.seq, row.start, row.end, row.out_start, row.out_end, row.category, row.subtype,
+        row.original, row.surrogate,
+    )  # fmt: skip
 
 
 def reidentify_text(deid_text: str, rows: Sequence[VaultRow]) -> str:
@@ -354,4 +446,9 @@ def reidentify_text(deid_text: str, rows: Sequence[VaultRow]) -> str:
 
 def reidentify(deid_texts: Mapping[str, str], vault: Mapping[str, Sequence[VaultRow]]) -> dict[str, str]:
     """Re-identify many documents (doc id -> de-identified text) with a read vault."""
-    return {doc_id: reidentify_text(text, vault.get(doc_id, ())) for doc_id, text in deid_texts.items()}
+    missing = [doc_id for doc_id in deid_texts if doc_id not in vault]
+    if missing:
+        raise VaultMissingError(
+            f"{len(missing)} document(s) are not in the vault (e.g. {missing[0]!r}): is it the vault of another run?"
+        )
+    return {doc_id: reidentify_text(text, vault[doc_id]) for doc_id, text in deid_texts.items()}

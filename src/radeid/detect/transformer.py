@@ -344,11 +344,17 @@ class PieceTokenizer:
 
     def encode(self, texts: Sequence[str]) -> list[tuple[list[int], list[tuple[int, int]]]]:
         """Word-piece ids and character offsets into each original text (no special tokens)."""
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # A lone surrogate (valid in a Python str, not in UTF-8) makes the tokenizer raise; U+FFFD
+        # is one code point too, so every offset stays an index into the original text.
+        clean = [_LONE_SURROGATE.sub("\ufffd", t) for t in texts]
+        encodings = self.tokenizer.encode_batch(clean, add_special_tokens=False)
         return [(list(e.ids), [tuple(o) for o in e.offsets]) for e in encodings]  # type: ignore[misc]
 
     def wrap(self, ids: Sequence[int]) -> list[int]:
         return [*self.prefix, *ids, *self.suffix]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _split_specials(full: Sequence[int], bare: Sequence[int]) -> tuple[list[int], list[int]]:

@@ -125,6 +125,16 @@ def _parse_categories(value: str | None) -> list[Category] | None:
         raise typer.BadParameter(str(exc), param_hint="--categories") from None
 
 
+def _check_clashes(err: Console, reads: dict[str, Path | None], writes: dict[str, Path | None]) -> None:
+    """No report may replace an input (or another report): `radeid.paths.check_paths`, exit 2."""
+    from radeid.paths import PathConflictError, check_paths
+
+    try:
+        check_paths(reads, writes)
+    except PathConflictError as exc:
+        raise _fail(err, str(exc), EXIT_USAGE) from None
+
+
 def _check_path(path: Path, what: str, err: Console) -> None:
     if not path.exists():
         raise _fail(err, f"{what} not found: {path}", EXIT_USAGE)
@@ -299,6 +309,11 @@ def evaluate(
       radeid evaluate synth.jsonl --resynthesize 50 --bootstrap 0 --json stability.json
     """
     out, err = _consoles()
+    _check_clashes(
+        err,
+        {"GOLD": gold_path, "PRED": pred_path, "--config": config, "--key-file": key_file},
+        {"--markdown": markdown, "--json": json_path, "--chart": chart},
+    )
     _require(err, "numpy", *(["matplotlib"] if chart is not None else []))
     from radeid.evaluate.bootstrap import bootstrap
     from radeid.evaluate.report import (
@@ -426,6 +441,9 @@ def compare(
       radeid compare gold.jsonl a.jsonl b.jsonl --level overlap --names rules,hybrid --markdown cmp.md
     """
     out, err = _consoles()
+    _check_clashes(
+        err, {"GOLD": gold_path, "PRED_A": pred_a, "PRED_B": pred_b}, {"--markdown": markdown, "--json": json_path}
+    )
     _require(err, "numpy", "scipy")
     from radeid.evaluate.compare import compare as compare_results
     from radeid.evaluate.report import clean_json, comparison_markdown, print_comparison

@@ -62,6 +62,10 @@ class ReadIssue:
     reason: str
     severity: str = "error"
     row: int | None = None
+    #: A machine-readable kind for issues callers treat specially (`"duplicate-id"`), else None.
+    code: str | None = None
+    #: How many records the issue stands for (a lost Parquet row group: all its rows).
+    records: int = 1
 
     def __post_init__(self) -> None:
         if self.severity not in ("error", "warning"):

@@ -197,7 +197,16 @@ def _checked(
         if options.warn_duplicates:
             key = _id_hash(doc.id)
             if key in seen:
-                yield _issue_at(doc, "duplicate document id; ids should be unique", "warning")
+                meta = doc.metadata
+                yield ReadIssue(
+                    str(meta.get("path", "")),
+                    meta.get("line"),
+                    doc.id,
+                    "duplicate document id; ids should be unique",
+                    "warning",
+                    meta.get("row"),
+                    code="duplicate-id",
+                )
             seen.add(key)
         yield doc
     if not anything:
@@ -256,6 +265,10 @@ def _coerce_id(value: Any, name: str) -> tuple[str | None, str | None]:
             value = value.decode("utf-8")
         except UnicodeDecodeError:
             return None, f"{name!r} is not valid utf-8"
+    if isinstance(value, float) and value.is_integer():
+        # An integer column with nulls often arrives as floats (pandas, Spark): 3.0 is id "3", as
+        # in `radeid spark-deid`. Other floats (3.5, NaN) are refused: their text is ambiguous.
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return None, f"{name!r} must be a string or an integer, not {type(value).__name__}"
     text = str(value)
@@ -387,7 +400,8 @@ def _jsonl_objects(path: Path, encoding: str) -> Iterator[tuple[int, bytes, Any,
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                yield lineno, raw, None, f"malformed JSON: {exc.msg} at column {exc.pos + 1}"
+                # json's own message may end in "at" ("Invalid control character at")
+                yield lineno, raw, None, f"malformed JSON: {exc.msg.removesuffix(' at')} at column {exc.pos + 1}"
                 continue
             except RecursionError:
                 yield lineno, raw, None, "malformed JSON: nested too deeply"
@@ -553,7 +567,6 @@ def _read_csv(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue
 def _iter_csv(path: Path, options: ReadOptions, layout: _CsvLayout) -> Iterator[Document | ReadIssue]:
     source = str(path)
     width = len(layout.names)
-    id_index = layout.index[options.id_col]
     row_no = 0
     with _open_csv(path, options.encoding) as handle:
         reader = csv.reader(handle, delimiter=_delimiter(path, options), strict=True)
@@ -579,15 +592,14 @@ def _iter_csv(path: Path, options: ReadOptions, layout: _CsvLayout) -> Iterator[
             if not row:
                 continue  # a blank line is not a record
             row_no += 1
-            doc_id = None
-            if id_index < len(row):
-                doc_id, _ = _coerce_id(row[id_index], options.id_col)
             if len(row) != width:
+                # A broken row (an unquoted multi-line cell, say): its "id" field may be report
+                # text, so it is never printed; the file, line and row locate it.
                 fewer = "missing columns" if len(row) < width else "too many columns"
                 yield ReadIssue(
                     source,
                     start_line,
-                    doc_id,
+                    None,
                     f"{fewer}: row has {len(row)} fields, the header has {width}",
                     row=row_no,
                 )
@@ -628,6 +640,8 @@ def _read_parquet(
             raise _column_error(what, name, names, where, option)
         columns.append(name)
     text_type = schema.field(options.text_col).type
+    if pa.types.is_dictionary(text_type):  # dictionary-encoded strings read back as plain values
+        text_type = text_type.value_type
     if not (
         pa.types.is_string(text_type)
         or pa.types.is_large_string(text_type)
@@ -688,6 +702,7 @@ def _iter_parquet(
                     f"cannot read row group {group} ({type(exc).__name__}); its remaining "
                     f"rows {row_no + 1}-{group_end} were skipped",
                     row=row_no + 1,
+                    records=group_end - row_no,
                 )
                 row_no = group_end
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from radeid.commit import Move, apply_moves, fsync_file, fsync_tree
 from radeid.document import Document, Result, Span
 from radeid.io.errors import FormatError, OutputExistsError
 from radeid.io.formats import FOLDER_FORMATS, InputFormat, format_from_suffix, is_gzip
@@ -119,30 +120,26 @@ class _AtomicTarget:
             self.tmp = Path(name)
         self.done = False
 
+    private = False  # True: keep mkstemp/mkdtemp's 0600/0700 (re-identified text)
+
     def _fix_mode(self) -> None:
         """mkstemp/mkdtemp create 0600/0700; give the result the mode a plain open() would."""
+        if self.private:
+            return
         if self.target.exists():
             mode = self.target.stat().st_mode & 0o777
         else:
             mode = (0o777 if self.folder else 0o666) & ~_umask()
         os.chmod(self.tmp, mode)
 
-    def commit(self) -> None:
+    def moves(self) -> list[Move]:
+        """The rename that commits this target (the temporary is finished and synced by the caller)."""
         self._fix_mode()
-        target = self.target
-        if self.folder and (target.exists() or target.is_symlink()):
-            backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old.tmp", dir=target.parent))
-            os.rmdir(backup)
-            os.replace(target, backup)
-            try:
-                os.replace(self.tmp, target)
-            except BaseException:
-                os.replace(backup, target)
-                raise
-            _remove(backup)
-        else:
-            os.replace(self.tmp, target)
-        self.done = True
+        self.done = True  # from here the temporary belongs to whoever applies the move
+        return [Move(self.tmp, self.target, "folder" if self.folder else "file")]
+
+    def commit(self) -> None:
+        apply_moves(self.moves())
 
     def discard(self) -> None:
         if not self.done:
@@ -187,13 +184,17 @@ class _AtomicTextFile:
         finally:
             self._raw.close()
 
-    def commit(self) -> None:
+    def stage(self) -> list[Move]:
+        """Finish and fsync the temporary; the rename is the caller's (`radeid.commit`)."""
         try:
             self._close(sync=True)
-            self.atomic.commit()
+            return self.atomic.moves()
         except BaseException:
             self.abort()
             raise
+
+    def commit(self) -> None:
+        apply_moves(self.stage())
 
     def abort(self) -> None:
         try:
@@ -227,15 +228,23 @@ class _Committable:
         if self._state != "open":
             raise ValueError(f"writer is already {self._state}")
 
-    def commit(self) -> None:
-        """Finish and move the output into place."""
+    def stage(self) -> list[Move]:
+        """Finish the temporary output and fsync it; return the renames that put it in place
+        (`radeid.commit.commit_together` applies them, with the other outputs of the run)."""
         self._ensure_open()
         try:
-            self._commit()
+            moves = self._stage()
         except BaseException:
             self._state = "aborted"
             self._abort()
             raise
+        self._state = "staged"
+        return moves
+
+    def commit(self) -> None:
+        """Finish and move the output into place."""
+        moves = self.stage()
+        apply_moves(moves)
         self._state = "committed"
 
     def abort(self) -> None:
@@ -244,7 +253,7 @@ class _Committable:
             self._state = "aborted"
             self._abort()
 
-    def _commit(self) -> None:
+    def _stage(self) -> list[Move]:
         raise NotImplementedError
 
     def _abort(self) -> None:
@@ -281,6 +290,14 @@ class DocumentWriter(_Committable):
     def __enter__(self) -> DocumentWriter:
         return self
 
+    def _make_private(self) -> None:
+        for name in ("_file", "_atomic"):
+            holder = getattr(self, name, None)
+            atomic = getattr(holder, "atomic", holder)
+            if isinstance(atomic, _AtomicTarget):
+                atomic.private = True
+        self._private = True
+
     def write(self, result: Result) -> None:
         """Append one de-identified document (its `text`, never the original)."""
         self._ensure_open()
@@ -303,8 +320,8 @@ class _JsonlWriter(DocumentWriter):
         record.update(_kept(result, self.options))
         self._file.handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
@@ -336,8 +353,8 @@ class _CsvWriter(DocumentWriter):
             [result.document.id, result.text, *(_csv_cell(kept.get(c)) for c in self.options.keep_columns)]
         )
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
@@ -392,10 +409,11 @@ class _ParquetWriter(DocumentWriter):
         self._buffer = {name: [] for name in self._names}
         self._chars = 0
 
-    def _commit(self) -> None:
+    def _stage(self) -> list[Move]:
         self._flush()
         self._writer.close()
-        self._atomic.commit()
+        fsync_file(self._atomic.tmp)
+        return self._atomic.moves()
 
     def _abort(self) -> None:
         try:
@@ -464,7 +482,10 @@ class _FolderWriter(DocumentWriter):
         while True:
             candidate = base.with_name(base.name + (f"~{n}" if n > 1 else "") + suffix)
             try:
-                return candidate, open(candidate, "x", encoding="utf-8", newline="")  # noqa: SIM115
+                handle = open(candidate, "x", encoding="utf-8", newline="")  # noqa: SIM115
+                if getattr(self, "_private", False):
+                    os.chmod(candidate, 0o600)
+                return candidate, handle
             except FileExistsError:
                 n += 1
 
@@ -487,20 +508,27 @@ class _FolderWriter(DocumentWriter):
             handle.write(result.text)
         if self.format is InputFormat.BRAT:
             with open(txt.with_suffix(".ann"), "x", encoding="utf-8", newline="") as ann:
+                if getattr(self, "_private", False):
+                    os.chmod(txt.with_suffix(".ann"), 0o600)
                 ann.write(brat_ann(_tags(result)))
 
-    def _commit(self) -> None:
+    def _stage(self) -> list[Move]:
+        fsync_tree(self._atomic.tmp)
         if not self._single:
-            self._atomic.commit()
-            return
+            return self._atomic.moves()
         if self.count == 0:
             raise ValueError(f"no document was written to {str(self.path)!r}")
         mode = 0o666 & ~_umask()
+        moves = []
         for target in self._targets:
             produced = self._atomic.tmp / target.name
-            os.chmod(produced, target.stat().st_mode & 0o777 if target.exists() else mode)
-            os.replace(produced, target)
-        self._atomic.discard()
+            if getattr(self, "_private", False):
+                os.chmod(produced, 0o600)
+            else:
+                os.chmod(produced, target.stat().st_mode & 0o777 if target.exists() else mode)
+            moves.append(Move(produced, target, "file"))
+        self._atomic.done = True
+        return [*moves, Move(self._atomic.tmp, None, "remove")]
 
     def _abort(self) -> None:
         self._atomic.discard()
@@ -552,6 +580,7 @@ def open_writer(
     *,
     overwrite: bool | None = None,
     input_path: str | os.PathLike[str] | None = None,
+    private: bool = False,
 ) -> DocumentWriter:
     """A `DocumentWriter` for `path` (see `output_format` for how a missing `fmt` is chosen).
 
@@ -565,14 +594,19 @@ def open_writer(
     f = output_format(p, fmt)
     if input_path is not None:
         check_not_input(p, Path(input_path))
+    writer: DocumentWriter
     if f is InputFormat.JSONL:
-        return _JsonlWriter(p, options, overwrite)
-    if f is InputFormat.CSV:
-        return _CsvWriter(p, options, overwrite)
-    if f is InputFormat.PARQUET:
-        return _ParquetWriter(p, options, overwrite)
-    assert f in FOLDER_FORMATS
-    return _FolderWriter(p, f, options, overwrite)
+        writer = _JsonlWriter(p, options, overwrite)
+    elif f is InputFormat.CSV:
+        writer = _CsvWriter(p, options, overwrite)
+    elif f is InputFormat.PARQUET:
+        writer = _ParquetWriter(p, options, overwrite)
+    else:
+        assert f in FOLDER_FORMATS
+        writer = _FolderWriter(p, f, options, overwrite)
+    if private:
+        writer._make_private()
+    return writer
 
 
 # ---------------------------------------------------------------------------------- audit, spans
@@ -628,8 +662,8 @@ class AuditWriter(_Committable):
         self.documents += 1
         return len(lines)
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()
@@ -653,8 +687,8 @@ class SpansWriter(_Committable):
         self._file.handle.write(json.dumps(line, ensure_ascii=False) + "\n")
         self.count += 1
 
-    def _commit(self) -> None:
-        self._file.commit()
+    def _stage(self) -> list[Move]:
+        return self._file.stage()
 
     def _abort(self) -> None:
         self._file.abort()

@@ -1,0 +1,216 @@
+"""Commit several outputs as one unit: the de-identified output, the audit and the vault.
+
+Each writer builds its file (or folder) under a temporary name beside its target. `commit_together`
+then (1) *stages* every writer: finishes its temporary and fsyncs it, (2) fsyncs the folders that
+hold the temporaries, (3) writes a commit record (the list of renames) into the run's work folder,
+fsynced, and only then (4) renames each temporary onto its target. A crash before (3) leaves the
+old outputs untouched and the temporaries are redone by `--resume`; a crash after (3) is finished by
+`--resume`, which replays the renames still to do (`finish_commit`): every rename is idempotent
+(a temporary that is gone was already moved). So output, audit and vault always come from one run.
+
+A folder target that exists is swapped through a fixed backup name (`.NAME.radeid-old`), so a
+crash in the middle of the swap is also finished by the replay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = [
+    "Move",
+    "apply_moves",
+    "commit_together",
+    "finish_commit",
+    "fsync_dir",
+    "fsync_file",
+    "fsync_tree",
+    "remove_temporaries",
+]
+
+#: Called after each step with its name ("staged", "recorded", "moved:N"); tests inject faults here.
+_after_step: Callable[[str], None] = lambda step: None  # noqa: E731
+
+
+@dataclass(frozen=True)
+class Move:
+    """Rename `src` onto `dst` (`kind` "file" or "folder"), or delete `src` (`kind` "remove")."""
+
+    src: Path
+    dst: Path | None
+    kind: str = "file"
+
+    def to_json(self) -> list[Any]:
+        return [str(self.src), None if self.dst is None else str(self.dst), self.kind]
+
+    @classmethod
+    def from_json(cls, row: Sequence[Any]) -> Move:
+        return cls(Path(row[0]), None if row[1] is None else Path(row[1]), str(row[2]))
+
+
+class Stageable(Protocol):
+    def stage(self) -> list[Move]: ...
+
+    def abort(self) -> None: ...
+
+
+def fsync_dir(path: Path) -> None:
+    """Make renames and creations in `path` durable; a no-op where unsupported."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. Windows
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def fsync_tree(path: Path) -> None:
+    """fsync every file and folder under `path` (a folder output before it is moved into place)."""
+    for dirpath, _dirnames, filenames in os.walk(path):
+        for name in filenames:
+            fsync_file(Path(dirpath, name))
+        fsync_dir(Path(dirpath))
+
+
+def _backup(dst: Path) -> Path:
+    return dst.with_name(f".{dst.name}.radeid-old")
+
+
+def _apply(move: Move) -> None:
+    src, dst = move.src, move.dst
+    if move.kind == "remove":
+        if src.is_dir() and not src.is_symlink():
+            shutil.rmtree(src, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                src.unlink()
+        return
+    assert dst is not None
+    if move.kind == "folder":
+        backup = _backup(dst)
+        if src.exists():
+            if dst.exists() or dst.is_symlink():
+                if backup.exists():
+                    shutil.rmtree(backup, ignore_errors=True)
+                os.replace(dst, backup)
+            os.replace(src, dst)
+        if backup.exists():
+            shutil.rmtree(backup, ignore_errors=True)
+    elif src.exists() or src.is_symlink():
+        os.replace(src, dst)
+    fsync_dir(dst.parent)
+
+
+def apply_moves(moves: Sequence[Move]) -> None:
+    """Apply renames now (one writer's commit; no record): on failure, the temporaries go."""
+    try:
+        for move in moves:
+            _apply(move)
+    except BaseException:
+        for move in moves:
+            with contextlib.suppress(OSError):
+                _apply(Move(move.src, None, "remove"))
+        raise
+
+
+def _apply_all(moves: Sequence[Move]) -> None:
+    for n, move in enumerate(moves):
+        _apply(move)
+        _after_step(f"moved:{n}")
+
+
+def commit_together(
+    writers: Iterable[Stageable | None], record: Path | None = None, extra: dict[str, Any] | None = None
+) -> None:
+    """Stage every writer, record the renames in `record` (if given), then apply them (see module doc).
+
+    On a failure before the record is written every writer is aborted (the old outputs stay as
+    they were); after it, the temporaries are left for `finish_commit` to move.
+    """
+    active = [w for w in writers if w is not None]
+    moves: list[Move] = []
+
+    def drop_temporaries() -> None:
+        for move in moves:  # staged temporaries: no writer owns them any more
+            _apply(Move(move.src, None, "remove"))
+
+    try:
+        for writer in active:
+            moves.extend(writer.stage())
+        for folder in {m.src.parent for m in moves}:
+            fsync_dir(folder)
+        _after_step("staged")
+    except BaseException:
+        for writer in active:
+            with contextlib.suppress(Exception):
+                writer.abort()
+        drop_temporaries()
+        raise
+    if record is not None:
+        try:
+            _write_record(record, moves, extra or {})
+        except BaseException:
+            if not record.exists():  # not recorded: the old outputs stand, the new ones go
+                drop_temporaries()
+            raise
+        _after_step("recorded")
+    _apply_all(moves)
+
+
+def _write_record(record: Path, moves: Sequence[Move], extra: dict[str, Any]) -> None:
+    tmp = record.with_name(f".{record.name}.tmp")
+    data = json.dumps({"moves": [m.to_json() for m in moves], "extra": extra}, ensure_ascii=True) + "\n"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, record)
+    fsync_dir(record.parent)
+
+
+def finish_commit(record: Path) -> dict[str, Any] | None:
+    """Replay an interrupted commit recorded in `record`; returns the `extra` it was recorded with,
+    or None when there is no commit to finish."""
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        moves = [Move.from_json(row) for row in data["moves"]]
+        extra = dict(data.get("extra") or {})
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        # A torn record is impossible (written then renamed); an unreadable one is not ours to guess.
+        raise OSError(f"the commit record {str(record)!r} is damaged; delete the work folder and rerun") from None
+    _apply_all(moves)
+    return extra
+
+
+def remove_temporaries(targets: Iterable[Path | None]) -> None:
+    """Delete the temporaries a killed run left beside `targets` (`.NAME.XXXX.tmp`, files or folders,
+    and a folder swap's `.NAME.radeid-old`). Only call this while holding the run's lock."""
+    for target in targets:
+        if target is None:
+            continue
+        target = Path(target)
+        try:
+            entries = list(target.parent.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if (name.startswith(f".{target.name}.") and name.endswith(".tmp")) or name == _backup(target).name:
+                _apply(Move(entry, None, "remove"))
