@@ -146,7 +146,12 @@ NoModelOpt = Annotated[
 ]
 ThresholdOpt = Annotated[
     float | None,
-    typer.Option("--threshold", min=0.0, max=1.0, help="Model score from which a word piece is PHI (default 0.5)."),
+    typer.Option(
+        "--threshold",
+        min=0.0,
+        max=1.0,
+        help="Model score from which a word piece is PHI (default: transformer.threshold, 0.3 for the bundled model).",
+    ),
 ]
 
 

@@ -86,3 +86,9 @@ def test_changed_tokens_ignores_given_tokens_and_unchanged_rewrites() -> None:
     assert changed_tokens(text, result, ignore={"XXXX"}) == 0
     assert changed_tokens(text, result) == 2
     assert changed_tokens(text, list(result.replacements), ignore={"XXXX"}) == 0
+
+
+def test_url_slash_and_institution_possessive_are_not_edge_breaks() -> None:
+    text = "see https://x.org/ and Seattle Children's and Ahmed's"
+    url, hospital, person = Span(4, 18, Category.URL), Span(23, 41, Category.HOSPITAL), Span(46, 53, Category.PATIENT)
+    assert edge_violations(text, [url, hospital, person]) == [(person, "ends with a possessive")]

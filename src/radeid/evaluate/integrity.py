@@ -68,6 +68,19 @@ def _abbreviation_dot(surface: str) -> bool:
     return len(word) == 1 or word.casefold() in ABBREVIATIONS
 
 
+def _category(span: SpanLike) -> str:
+    value = span.get("category", "") if isinstance(span, Mapping) else getattr(span, "category", "")
+    return str(getattr(value, "value", value) or "").split("/")[0]
+
+
+def _is_person(span: SpanLike) -> bool:
+    return _category(span) in ("", "PATIENT", "HCW")
+
+
+def _is_url(span: SpanLike) -> bool:
+    return _category(span) == "URL"
+
+
 def edge_violations(text: str, spans: Sequence[SpanLike]) -> list[tuple[SpanLike, str]]:
     """Every `(span, reason)` where a span breaks the edge rule; empty when all spans are clean.
 
@@ -87,7 +100,10 @@ def edge_violations(text: str, spans: Sequence[SpanLike]) -> list[tuple[SpanLike
       never joins lines or table columns (`Dr. Ahmed   Performing sonographer` is two fields);
     - `contains a label colon`: a word, `:` and a space inside the span (`Name: X`) means a field
       label was swallowed (times like `10:15` are fine);
-    - `ends with a possessive`: `'s` / `’s` belongs to the sentence, not the name (`Ahmed's`).
+    - `ends with a possessive`: `'s` / `’s` belongs to the sentence, not the person's name
+      (`Ahmed's`); an institution's `'s` is its name (`Seattle Children's`), so only spans without a
+      category or of category PATIENT/HCW are checked for it;
+    - a URL may end with `/` (`https://example.org/` is the address itself).
 
     `spans` are `Span`s or gold dicts with `start`/`end`; each is returned as given.
     """
@@ -110,7 +126,7 @@ def edge_violations(text: str, spans: Sequence[SpanLike]) -> list[tuple[SpanLike
         if last.isspace():
             found.append((span, "ends with whitespace"))
         elif not last.isalnum() and not _balanced_bracket_edge(surface, at_start=False):
-            if not (last == "." and _abbreviation_dot(surface)):
+            if not (last == "." and _abbreviation_dot(surface)) and not (last == "/" and _is_url(span)):
                 found.append((span, "ends with punctuation"))
         if "\n" in surface or "\r" in surface:
             found.append((span, "contains a line break"))
@@ -120,7 +136,7 @@ def edge_violations(text: str, spans: Sequence[SpanLike]) -> list[tuple[SpanLike
             found.append((span, "contains a run of spaces"))
         if _LABEL_COLON.search(surface):
             found.append((span, "contains a label colon"))
-        if len(surface) > 2 and _POSSESSIVE.search(surface):
+        if len(surface) > 2 and _POSSESSIVE.search(surface) and _is_person(span):
             found.append((span, "ends with a possessive"))
     return found
 
