@@ -34,11 +34,12 @@ else:  # pragma: no cover
 __all__ = ["ProtectedContent", "ProtectedPattern", "ProtectedSpan", "bundled_protected_files", "merge_intervals"]
 
 _TOP_KEYS = frozenset({"macros", "lists", "protect"})
-_ENTRY_KEYS = frozenset({"name", "class", "pattern", "flags", "edge", "enabled", "description"})
+_ENTRY_KEYS = frozenset({"name", "class", "pattern", "flags", "edge", "needs_digit", "enabled", "description"})
 _EDGES = ("cut", "soft")
 _FLAGS = {"IGNORECASE": re.IGNORECASE, "VERBOSE": re.VERBOSE, "ASCII": re.ASCII}
 _NAME_OK = re.compile(r"[A-Za-z0-9_.-]+")
 _KEEP_GROUP = "keep"
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,7 @@ class ProtectedPattern:
     regex: re.Pattern[str]
     origin: str
     soft: bool = False
+    needs_digit: bool = False
 
 
 def bundled_protected_files() -> list[Path]:
@@ -128,7 +130,14 @@ def _compile(name: str, entry: dict[str, Any], origin: str, expander: MacroExpan
         regex = re.compile(expander.expand(source), flags)
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
-    return ProtectedPattern(name=name, klass=klass, regex=regex, origin=origin, soft=edge == "soft")
+    return ProtectedPattern(
+        name=name,
+        klass=klass,
+        regex=regex,
+        origin=origin,
+        soft=edge == "soft",
+        needs_digit=bool(entry.get("needs_digit", False)),
+    )
 
 
 class ProtectedContent:
@@ -157,7 +166,10 @@ class ProtectedContent:
         """Every protected match in `text[start:end]` (offsets into `text`), sorted."""
         stop = len(text) if end is None else end
         found: list[ProtectedSpan] = []
+        has_digit = _DIGIT.search(text, start, stop) is not None
         for pattern in self.patterns:
+            if pattern.needs_digit and not has_digit:
+                continue
             group = _KEEP_GROUP if _KEEP_GROUP in pattern.regex.groupindex else 0
             for match in pattern.regex.finditer(text, start, stop):
                 s, e = match.span(group)
