@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from radeid.categories import Category
+from radeid.commit import fsync_dir as _fsync_dir
 from radeid.document import Replacement, Result, Span
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import walk_files
@@ -266,20 +267,6 @@ def _part_ok(path: Path, record: BatchRecord) -> bool:
 
 
 # ------------------------------------------------------------------------------------ the folder
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make a rename durable (power loss, not just a killed process); a no-op where unsupported."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. Windows
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 def _fdatasync(fd: int) -> None:
