@@ -29,6 +29,7 @@ class ConfigError(ValueError):
 class PipelineConfig:
     detectors: tuple[str, ...] = ("rules", "lexicon")
     batch_size: int = 64
+    normalize_unicode: bool = True
 
 
 @dataclass(frozen=True)

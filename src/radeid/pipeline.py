@@ -23,25 +23,40 @@ def build_detector(name: str, config: Config) -> Detector:
     if name == "rules":
         from radeid.detect.rules import RuleDetector
 
-        return RuleDetector(
-            extra_rule_files=config.rules.extra_files,
-            disabled=config.rules.disabled,
-            age_threshold=config.rules.age_threshold,
+        return _folded(
+            RuleDetector(
+                extra_rule_files=config.rules.extra_files,
+                disabled=config.rules.disabled,
+                age_threshold=config.rules.age_threshold,
+            ),
+            config,
         )
     if name == "lexicon":
         from radeid.detect.lexicon import LexiconDetector
 
-        return LexiconDetector.from_files(
-            hospital_lists=config.lexicon.hospital_lists,
-            vendor_lists=config.lexicon.vendor_lists,
-            deny_lists=config.lexicon.deny_lists,
-            include_bundled=config.lexicon.include_bundled,
+        return _folded(
+            LexiconDetector.from_files(
+                hospital_lists=config.lexicon.hospital_lists,
+                vendor_lists=config.lexicon.vendor_lists,
+                deny_lists=config.lexicon.deny_lists,
+                include_bundled=config.lexicon.include_bundled,
+            ),
+            config,
         )
     if name == "transformer":
         from radeid.detect.transformer import TransformerDetector
 
         return TransformerDetector.from_config(config.transformer)
     raise ConfigError(f"unknown detector {name!r} in pipeline.detectors; known: {', '.join(DETECTOR_NAMES)}")
+
+
+def _folded(detector: Detector, config: Config) -> Detector:
+    """Rules and word lists match text as a reader sees it (`radeid.normalize`) unless switched off."""
+    if not config.pipeline.normalize_unicode:
+        return detector
+    from radeid.normalize import NormalizingDetector
+
+    return NormalizingDetector(detector)
 
 
 class Deidentifier:
