@@ -64,6 +64,19 @@ def _fold_cluster(cluster: str) -> str:
         return cluster
 
 
+def _cluster_end(text: str, i: int) -> int:
+    """End of the character at `i` with its combining marks (an invisible character between them too)."""
+    j, n = i + 1, len(text)
+    while j < n:
+        if unicodedata.combining(text[j]):
+            j += 1
+        elif text[j] in _INVISIBLE and j + 1 < n and unicodedata.combining(text[j + 1]):
+            j += 2
+        else:
+            break
+    return j
+
+
 def normalize_for_matching(text: str) -> Folded | None:
     """`text` folded for matching, or None when folding would change nothing (the fast path)."""
     if text.isascii() or _NEEDS_FOLDING.search(text) is None:
@@ -76,10 +89,7 @@ def normalize_for_matching(text: str) -> Folded | None:
         if text[i] in _INVISIBLE:
             i += 1
             continue
-        j = i + 1
-        while j < n and (unicodedata.combining(text[j]) or text[j] in _INVISIBLE and j + 1 < n and
-                         unicodedata.combining(text[j + 1])):  # fmt: skip
-            j += 1
+        j = _cluster_end(text, i)
         cluster = "".join(ch for ch in text[i:j] if ch not in _INVISIBLE)
         folded = _fold_cluster(cluster) if cluster else ""
         for ch in folded:

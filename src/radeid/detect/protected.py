@@ -62,6 +62,11 @@ class ProtectedPattern:
     soft: bool = False
     needs_digit: bool = False
 
+    @property
+    def group(self) -> str | int:
+        """The group that is the protected span: `keep` when the pattern names one, else the match."""
+        return _KEEP_GROUP if _KEEP_GROUP in self.regex.groupindex else 0
+
 
 def bundled_protected_files() -> list[Path]:
     """The protected-content files shipped in the package, in load order."""
@@ -170,7 +175,7 @@ class ProtectedContent:
         for pattern in self.patterns:
             if pattern.needs_digit and not has_digit:
                 continue
-            group = _KEEP_GROUP if _KEEP_GROUP in pattern.regex.groupindex else 0
+            group = pattern.group
             for match in pattern.regex.finditer(text, start, stop):
                 s, e = match.span(group)
                 if e > s and any(ch.isalnum() for ch in text[s:e]):
