@@ -245,3 +245,74 @@ def test_local_dir_option_sets_spark_local_dir(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(SparkSession.Builder, "getOrCreate", fake_get_or_create)
     assert _spark_session("local[1]", tmp_path / "scratch") == "session"
     assert seen["spark.local.dir"] == str((tmp_path / "scratch").resolve())
+
+
+SECRET = "Zebulon Quixote-Vantablack"
+
+
+@pytest.fixture
+def failing_rules(tmp_path: Path) -> Path:
+    """A site rule whose validator raises on every match (its `min` is not a number): the pipeline
+    fails on exactly the documents holding `BOOM7`, inside Spark's Python workers."""
+    rules = tmp_path / "site_rules.toml"
+    rules.write_text(
+        '[[rule]]\nname = "site_boom"\ncategory = "ID"\npattern = "BOOM\\\\d"\n'
+        'validator = "digits"\nvalidator_args = { min = "x" }\n',
+        encoding="utf-8",
+    )
+    config = tmp_path / "site.toml"
+    config.write_text(
+        f'[pipeline]\ndetectors = ["rules"]\n[rules]\nextra_files = ["{rules}"]\n[mask]\nmode = "tag"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_a_document_the_pipeline_fails_on_is_skipped_or_stops_by_id(
+    spark: Any, tmp_path: Path, failing_rules: Path
+) -> None:
+    """Issue 12, point 8 inside Spark executors: `--on-error skip` leaves the document out and names
+    it by id and exception type; `fail` stops with its id; neither prints its text."""
+    src = tmp_path / "in.jsonl"
+    rows = [{"id": f"d{i}", "text": f"Seen by Dr. Quill on 03/0{i + 1}/2019."} for i in range(6)]
+    rows[3]["text"] = f"BOOM7 {SECRET} seen on 03/04/2019."
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    app = radeid_app
+    args = ["--mode", "tag", "--config", str(failing_rules), "--master", "local[2]"]
+
+    out = tmp_path / "skip"
+    result = CliRunner().invoke(app, ["spark-deid", str(src), str(out), *args, "--on-error", "skip"])
+    assert result.exit_code == 0, result.output
+    assert "skipped: document 'd3': ValueError" in result.output and SECRET not in result.output
+    assert "de-identified 5 documents" in result.output
+    written = [json.loads(line) for f in sorted(out.glob("part-*")) for line in f.read_text().splitlines()]
+    assert sorted(r["id"] for r in written) == ["d0", "d1", "d2", "d4", "d5"]
+    audit = [
+        json.loads(line) for f in sorted(Path(f"{out}.audit").glob("part-*")) for line in f.read_text().splitlines()
+    ]
+    assert "d3" not in {r["doc_id"] for r in audit} and len(audit) == 10  # Dr. Quill and a date each
+
+    result = CliRunner().invoke(app, ["spark-deid", str(src), str(tmp_path / "fail"), *args])
+    assert result.exit_code == 1, result.output
+    assert "document 'd3': ValueError" in result.output and SECRET not in result.output
+    assert "Traceback" not in result.output
+
+
+def test_partition_body_reports_failures_by_id_and_type_only(failing_rules: Path) -> None:
+    """The mapInPandas body itself, without Spark: a failing document's text never reaches the error."""
+    import pandas as pd
+
+    from radeid.spark import SparkDocumentError, _deid_partition
+
+    spec = PipelineSpec(Config.load(failing_rules), "tag")
+    frame = pd.DataFrame({"id": ["a", "b"], "text": ["Dr. Quill on 03/04/2019.", f"BOOM7 {SECRET}"]})
+    common = {"spec": spec, "cache_key": spec.cache_key(), "text_col": "text", "id_col": "id", "patient_col": None,
+              "output_col": "text", "spans_col": "spans", "batch_size": 8}  # fmt: skip
+    (out,) = list(_deid_partition(iter([frame]), error_col="err", on_error="skip", **common))
+    assert out["err"].tolist() == [None, "ValueError"]
+    assert out["text"].tolist()[1] is None and out["spans"].tolist()[1] == []
+    assert out["text"].tolist()[0] == "Dr. [HCW] on [DATE]."
+    with pytest.raises(SparkDocumentError) as caught:
+        list(_deid_partition(iter([frame]), error_col=None, on_error="fail", **common))
+    assert str(caught.value).startswith("document 'b': ValueError") and SECRET not in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUDIT_FIELDS",
+    "SparkDocumentError",
     "SparkInputError",
     "audit_schema",
     "deidentify_dataframe",
@@ -139,6 +140,10 @@ def _audit_rows(result: Any) -> list[dict[str, Any]]:
     return rows
 
 
+class SparkDocumentError(RuntimeError):
+    """The pipeline failed on one document (`on_error="fail"`): named by id and exception type only."""
+
+
 def _deid_partition(
     frames: Iterator[pd.DataFrame],
     *,
@@ -149,10 +154,19 @@ def _deid_partition(
     patient_col: str | None,
     output_col: str,
     spans_col: str,
+    error_col: str | None,
     batch_size: int,
+    on_error: str,
 ) -> Iterator[pd.DataFrame]:
-    """mapInPandas body: each Arrow batch of a partition, de-identified `batch_size` documents at a time."""
+    """mapInPandas body: each Arrow batch of a partition, de-identified `batch_size` documents at a time.
+
+    A document the pipeline fails on stops the task with its id and exception type (`fail`), or
+    gets a null text, no spans and the exception type in `error_col` (`skip`). Never its text:
+    the original exception, whose message may quote the document, is not chained.
+    """
     from pyspark import TaskContext
+
+    from radeid.batch import deidentify_each
 
     context = TaskContext.get()
     cpus = context.cpus() if context is not None and hasattr(context, "cpus") else 1
@@ -163,6 +177,7 @@ def _deid_partition(
         patients = frame[patient_col].tolist() if patient_col else [None] * len(texts)
         out_texts: list[str | None] = [None] * len(texts)
         spans: list[list[dict[str, Any]]] = [[] for _ in texts]
+        errors: list[str | None] = [None] * len(texts)
         todo = [
             (i, Document(_as_id(ids[i]) or "", text, _as_id(patients[i])))
             for i, text in enumerate(texts)
@@ -170,12 +185,25 @@ def _deid_partition(
         ]
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
-            for (i, _doc), result in zip(chunk, deid.deidentify([doc for _, doc in chunk]), strict=True):
+            results, failed = deidentify_each(deid, [doc for _, doc in chunk], on_error)  # type: ignore[arg-type]
+            bad = {index for index, _ in failed}
+            for index, exc in failed:
+                i, doc = chunk[index]
+                if on_error == "fail":
+                    raise SparkDocumentError(
+                        f"document {doc.id!r}: {type(exc).__name__} while de-identifying; "
+                        "rerun with --on-error skip to leave it out"
+                    ) from None
+                errors[i] = type(exc).__name__
+            good = [pair for n, pair in enumerate(chunk) if n not in bad]
+            for (i, _doc), result in zip(good, results, strict=True):
                 out_texts[i] = result.text
                 spans[i] = _audit_rows(result)
         out = frame.copy()
         out[output_col] = out_texts
         out[spans_col] = spans
+        if error_col:
+            out[error_col] = errors
         yield out
 
 
@@ -189,6 +217,8 @@ def deidentify_dataframe(
     output_col: str | None = None,
     spans_col: str = "phi_spans",
     batch_size: int | None = None,
+    on_error: str = "fail",
+    error_col: str = "phi_error",
 ) -> DataFrame:
     """De-identify `df[text_col]`; returns `df` with the text replaced and an audit spans column.
 
@@ -199,6 +229,10 @@ def deidentify_dataframe(
     with offsets into the original (`start`, `end`) and the output (`out_*`), never text. The
     document id (`id_col`) and patient id (`patient_col`) key the surrogates exactly as in
     `radeid deid`: integer ids count as their digits. A null text stays null with no spans.
+
+    `on_error`: a document the pipeline fails on stops the job with a `SparkDocumentError`
+    naming its id and the exception type (`"fail"`), or (`"skip"`) gets a null text, no spans
+    and the exception type in an extra string column `error_col`; never its text.
     """
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -211,13 +245,19 @@ def deidentify_dataframe(
         kind = df.schema[text_col].dataType.simpleString()
         raise ConfigError(f"text column {text_col!r} has type {kind}, not string")
     output_col = output_col or text_col
+    if on_error not in ("fail", "skip"):
+        raise ConfigError(f"on_error must be fail or skip, not {on_error!r}")
     if spans_col in (output_col, text_col, id_col):
         raise ConfigError(f"spans column {spans_col!r} would overwrite an input column")
-    fields = [f for f in df.schema.fields if f.name != spans_col]
+    errors = error_col if on_error == "skip" else None
+    if errors in (output_col, text_col, id_col, spans_col):
+        raise ConfigError(f"error column {errors!r} would overwrite another column")
+    fields = [f for f in df.schema.fields if f.name not in (spans_col, errors)]
     if output_col not in names:
         fields.append(StructField(output_col, StringType(), True))
     fields = [StructField(f.name, StringType(), True) if f.name == output_col else f for f in fields]
-    schema: StructType = StructType([*fields, StructField(spans_col, audit_schema(), True)])
+    extra = [StructField(errors, StringType(), True)] if errors else []
+    schema: StructType = StructType([*fields, StructField(spans_col, audit_schema(), True), *extra])
     body = partial(
         _deid_partition,
         spec=spec,
@@ -227,7 +267,9 @@ def deidentify_dataframe(
         patient_col=patient_col,
         output_col=output_col,
         spans_col=spans_col,
+        error_col=errors,
         batch_size=batch_size or spec.config.pipeline.batch_size,
+        on_error=on_error,
     )
     return df.mapInPandas(body, schema=schema)
 
@@ -269,11 +311,16 @@ def spark_deidentify_files(
     audit_path: str | None = None,
     partitions: int | None = None,
     overwrite: bool = False,
+    on_error: str = "fail",
+    skipped: list[tuple[str, str]] | None = None,
 ) -> int:
     """Read Parquet/JSONL, de-identify, write `id`, text and kept columns (as `radeid deid` does:
-    other columns may hold PHI and are dropped) plus the audit as JSONL. Returns the document count.
+    other columns may hold PHI and are dropped) plus the audit as JSONL. Returns the number of
+    documents written.
 
     `patient_col=None` uses a `patient_id` column when there is one, as `radeid deid` does.
+    `on_error="skip"` leaves out documents the pipeline fails on and appends `(id, exception
+    type)` for each to `skipped`; `"fail"` stops with a `SparkDocumentError` naming the id.
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -294,11 +341,19 @@ def spark_deidentify_files(
     _refuse_null_records(df, id_col, text_col)
     if partitions:
         df = df.repartition(partitions)  # a shuffle: original text goes to spark.local.dir (see module doc)
-    spans_col = "__radeid_spans"
-    result = deidentify_dataframe(df, text_col, id_col, patient_col, spec, spans_col=spans_col)
+    spans_col, error_col = "__radeid_spans", "__radeid_error"
+    result = deidentify_dataframe(
+        df, text_col, id_col, patient_col, spec, spans_col=spans_col, on_error=on_error, error_col=error_col
+    )
     # Two writes (output and audit) read one de-identified dataset: run the pipeline once.
-    result = result.persist(StorageLevel.MEMORY_AND_DISK)
+    persisted = result = result.persist(StorageLevel.MEMORY_AND_DISK)
     try:
+        if on_error == "skip":
+            failed = result.filter(F.col(error_col).isNotNull()).select(id_col, error_col).collect()
+            if skipped is not None:
+                skipped.extend((str(row[0]), str(row[1])) for row in failed)
+            if failed:
+                result = result.filter(F.col(error_col).isNull())
         keep = [c for c in keep_columns if c not in (id_col, text_col)]
         output = result.select(id_col, text_col, *keep)
         mode = "overwrite" if overwrite else "errorifexists"
@@ -308,12 +363,23 @@ def spark_deidentify_files(
             output.write.mode(mode).json(output_path)
         if audit_path:
             audit = result.select(F.col(id_col).cast("string").alias("doc_id"), F.explode(spans_col).alias("s"))
-            audit.select("doc_id", *(F.col(f"s.{name}").alias(name) for name, _ in AUDIT_FIELDS)).write.mode(
-                mode
-            ).json(audit_path)
+            audit.select("doc_id", *(F.col(f"s.{name}").alias(name) for name, _ in AUDIT_FIELDS)).write.mode(mode).json(
+                audit_path
+            )
         return result.count()
     finally:
-        result.unpersist()
+        persisted.unpersist()
+
+
+def _spark_message(exc: Exception) -> str:
+    """The first line of a Spark error, or radeid's own line from inside a Python worker's
+    traceback (a `SparkDocumentError` names the document by id only)."""
+    text = str(exc)
+    marker = f"{SparkDocumentError.__name__}: "
+    for line in text.splitlines():
+        if marker in line:
+            return line[line.index(marker) + len(marker) :].strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class SparkInputError(ValueError):
@@ -409,6 +475,10 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
+        on_error: Annotated[
+            str,
+            typer.Option("--on-error", help="fail: stop at a document the pipeline fails on; skip: leave it out."),
+        ] = "fail",
     ) -> None:
         """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
@@ -423,8 +493,11 @@ def register(app: typer.Typer) -> None:
         from radeid.paths import PathConflictError, check_paths
 
         audit_path = None if no_audit else (audit or output_path.rstrip("/") + ".audit")
-        local = {name: Path(p) for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
-                 if p is not None and "://" not in p}  # fmt: skip (cluster URIs are Spark's to check)
+        local = {
+            name: Path(p)
+            for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
+            if p is not None and "://" not in p
+        }  # fmt: skip (cluster URIs are Spark's to check)
         try:
             check_paths(
                 {"INPUT": local.get("INPUT"), "--key-file": key_file, "--config": config},
@@ -462,6 +535,7 @@ def register(app: typer.Typer) -> None:
         from pyspark.errors import PySparkException
 
         spark = _spark_session(master, local_dir)
+        skipped: list[tuple[str, str]] = []
         try:
             count = spark_deidentify_files(
                 spark,
@@ -477,6 +551,8 @@ def register(app: typer.Typer) -> None:
                 audit_path=audit_path,
                 partitions=partitions,
                 overwrite=overwrite,
+                on_error=on_error,
+                skipped=skipped,
             )
         except ConfigError as exc:
             typer.echo(f"error: {exc}", err=True)
@@ -485,6 +561,10 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
         except PySparkException as exc:  # e.g. the output exists, a path cannot be read
-            typer.echo(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
+            typer.echo(f"error: {_spark_message(exc)}", err=True)
             raise typer.Exit(1) from None
+        for doc_id, error in skipped[:20]:
+            typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
+        if len(skipped) > 20:
+            typer.echo(f"... and {len(skipped) - 20} more skipped documents", err=True)
         typer.echo(f"de-identified {count} documents -> {output_path}", err=True)
