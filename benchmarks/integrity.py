@@ -163,8 +163,12 @@ def trap_figures(r: Run) -> dict[str, Any]:
         for span in spans:
             sources[span.source or "?"] += 1
             offenders.append(
-                {"id": record["id"], "text": text[span.start : span.end], "category": span.category.value,
-                 "source": span.source}
+                {
+                    "id": record["id"],
+                    "text": text[span.start : span.end],
+                    "category": span.category.value,
+                    "source": span.source,
+                }
             )
     adjacent = subset(r, [rec["class"] == "phi_adjacent" for rec in r.records])
     phi_free_lines = [rec for rec in r.records if rec["class"] != "phi_adjacent"]

@@ -140,7 +140,7 @@ def main() -> None:
         overrides.setdefault("pipeline", {})["detectors"] = detectors
         overrides["transformer"] = {"model": str(args.model.resolve())}
     config = Config.load(args.config, overrides)
-    spec = PipelineSpec(config, "surrogate", KEY) if args.mode == "surrogate" else PipelineSpec(config, args.mode)
+    spec = PipelineSpec.surrogates(KEY, config) if args.mode == "surrogate" else PipelineSpec.masking(config, args.mode)
     detectors = "+".join(config.pipeline.detectors)
 
     with tempfile.TemporaryDirectory(prefix="radeid-scaling-") as tmp:  # synthetic data only

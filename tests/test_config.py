@@ -15,16 +15,17 @@ def test_defaults_load() -> None:
     assert config.pipeline.detectors == ("rules", "lexicon", "transformer")
     assert config.transformer.model == "bundled" and config.transformer.check_forms
     assert config.rules.age_threshold == 89
-    assert config.mask.mode == "mask"
+    assert config.replace.mode == "surrogate"  # what `radeid deid` does with no options
+    assert config.io.on_error == "fail" and config.surrogate.scope == "patient"
     assert config.resolver.category_priority[Category.EMAIL] > config.resolver.category_priority[Category.VENDOR]
     assert Category.DATE not in config.resolver.merge_categories
 
 
 def test_user_file_merges_over_defaults(tmp_path: Path) -> None:
     user = tmp_path / "c.toml"
-    user.write_text('[mask]\nmode = "tag"\n[resolver.source_priority]\nrules = 99\n', encoding="utf-8")
+    user.write_text('[replace]\nmode = "tag"\n[resolver.source_priority]\nrules = 99\n', encoding="utf-8")
     config = Config.load(user)
-    assert config.mask.mode == "tag"
+    assert config.replace.mode == "tag"
     assert config.resolver.source_priority["rules"] == 99
     assert config.resolver.source_priority["lexicon"] == 20  # untouched keys survive the merge
 
@@ -32,10 +33,15 @@ def test_user_file_merges_over_defaults(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("[mask]\nmood = 'tag'\n", "unknown config key"),
+        ("[replace]\nmood = 'tag'\n", "unknown config key"),
         ("[masks]\n", "unknown config key"),
-        ("[mask]\nmode = 'blur'\n", "mask.mode"),
-        ("[mask]\nchar = '**'\n", "exactly one character"),
+        ("[replace]\nmode = 'blur'\n", "replace.mode must be one of fixed, mask, numbered, surrogate, tag"),
+        ("[replace]\nchar = '**'\n", "exactly one character"),
+        ("[mask]\nmode = 'tag'\n", r"\[mask\] in .* is now \[replace\]"),
+        ("[rules]\ndisabled = []\n", r"is now \[detectors.rules\]"),
+        ("[detectors.transformer]\nthreshold = 2.0\n", "detectors.transformer.threshold"),
+        ("[surrogate]\ndate_shift = 'soon'\n", r"\[surrogate\] date_shift must be"),
+        ("[io]\non_error = 'ignore'\n", "io.on_error must be one of fail, skip"),
         ("[resolver]\nmerge_categories = ['NAME']\n", "unknown PHI category"),
         ("[mask\n", "not valid TOML"),
     ],

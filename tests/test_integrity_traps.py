@@ -55,7 +55,7 @@ def detected(variant: str) -> dict[str, list[Span]]:
 
 
 def _describe(text: str, span: Span) -> str:
-    return f"{text[span.start:span.end]!r} {span.category.value} [{span.start}:{span.end}] from {span.source}"
+    return f"{text[span.start : span.end]!r} {span.category.value} [{span.start}:{span.end}] from {span.source}"
 
 
 # -- the data file itself ---------------------------------------------------------------------------
@@ -99,9 +99,7 @@ def test_the_repo_gold_loader_reads_the_file() -> None:
 @pytest.mark.parametrize("cls", PHI_FREE)
 def test_phi_free_lines_get_no_span(variant: str, cls: str) -> None:
     spans = detected(variant)
-    problems = [
-        f"{r['id']}: {_describe(r['text'], s)}" for r in RECORDS if r["class"] == cls for s in spans[r["id"]]
-    ]
+    problems = [f"{r['id']}: {_describe(r['text'], s)}" for r in RECORDS if r["class"] == cls for s in spans[r["id"]]]
     assert not problems, f"{len(problems)} span(s) on PHI-free {cls} lines:\n" + "\n".join(problems)
 
 

@@ -36,9 +36,7 @@ def test_look_alike_characters_are_matched_with_original_offsets(
 
 
 def test_switching_it_off_restores_plain_matching() -> None:
-    off = Deidentifier(
-        Config.load(overrides={"pipeline": {"detectors": ["rules"], "normalize_unicode": False}})
-    )
+    off = Deidentifier(Config.load(overrides={"pipeline": {"detectors": ["rules"], "normalize_unicode": False}}))
     assert off.detect([Document("t", "MRN: \u0661\u0662\u0663\u0664\u0665\u0666\u0667")])[0] == []
 
 

@@ -62,7 +62,7 @@ def write_jsonl(path: Path, rows: list[dict | str]) -> Path:
 
 def spec_for(mode: str, batch_size: int = 8, **config: object) -> PipelineSpec:
     cfg = Config.load(overrides={"pipeline": {"batch_size": batch_size}, **config})
-    return PipelineSpec(cfg, "surrogate", KEY) if mode == "surrogate" else PipelineSpec(cfg, mode)
+    return PipelineSpec.surrogates(KEY, cfg) if mode == "surrogate" else PipelineSpec.masking(cfg, mode)
 
 
 def reference(tmp_path: Path, spec: PipelineSpec, source: Path, name: str = "ref.jsonl", **kw: object) -> Path:
@@ -111,13 +111,13 @@ def test_spec_pickles_builds_and_hides_the_key() -> None:
     assert pickle.loads(pickle.dumps(Config.load())) == Config.load()
 
 
-def test_spec_mode_is_written_into_the_config_and_validated() -> None:
-    assert spec_for("tag").config.mask.mode == "tag"
-    assert PipelineSpec(Config.load(overrides={"mask": {"mode": "fixed"}})).mode == "fixed"
+def test_spec_mode_is_the_configs_and_validated() -> None:
+    assert spec_for("tag").config.replace.mode == "tag" == spec_for("tag").mode
+    assert PipelineSpec(Config.load(overrides={"replace": {"mode": "fixed"}})).mode == "fixed"
     with pytest.raises(ConfigError, match="mode must be one of"):
-        PipelineSpec(Config.load(), "shout")
+        PipelineSpec.masking(Config.load(), "shout")
     with pytest.raises(ConfigError, match="needs a key"):
-        PipelineSpec(Config.load(), "surrogate")
+        PipelineSpec(Config.load())  # the default mode is surrogate, as for `radeid deid`
 
 
 def test_fingerprint_covers_config_and_named_files_but_not_the_key(tmp_path: Path) -> None:
@@ -130,8 +130,8 @@ def test_fingerprint_covers_config_and_named_files_but_not_the_key(tmp_path: Pat
     assert spec_for("mask", batch_size=9, resolver={"allow_lists": [str(allow)]}).fingerprint() != before
     allow.write_text("Parkinson\nAlzheimer\n", encoding="utf-8")
     assert spec.fingerprint() != before
-    keyed = PipelineSpec(spec.config, "mask", KEY)
-    other = PipelineSpec(spec.config, "mask", b"another key, as long as the first")
+    keyed = PipelineSpec(spec.config.with_section("replace", mode="mask"), KEY)
+    other = PipelineSpec(spec.config.with_section("replace", mode="mask"), b"another key, as long as the first")
     assert keyed.fingerprint() == other.fingerprint()
     check = keyed.key_check()
     assert check is not None and KEY.hex() not in json.dumps(check)
@@ -160,9 +160,7 @@ def test_two_workers_give_the_single_process_bytes(tmp_path: Path, corpus: Path,
 def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path: Path) -> None:
     rows = small_reports(30, seed=3)
     csv_in = tmp_path / "in.csv"
-    lines = ["id,text,site"] + [
-        ",".join([r["id"], '"' + r["text"].replace('"', '""') + '"', r["site"]]) for r in rows
-    ]
+    lines = ["id,text,site"] + [",".join([r["id"], '"' + r["text"].replace('"', '""') + '"', r["site"]]) for r in rows]
     csv_in.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
     options = ReadOptions(keep_columns=("site",))
     spec = spec_for("numbered", batch_size=4)
@@ -315,26 +313,26 @@ def test_torn_journal_orphans_and_damaged_parts_are_redone(tmp_path: Path, corpu
     ],
 )
 def test_resume_refuses_what_changed(tmp_path: Path, corpus: Path, change: str, message: str) -> None:
-    keyed = PipelineSpec(spec_for("tag").config, "tag", KEY)
+    keyed = PipelineSpec(spec_for("tag").config.with_section("replace", mode="tag"), KEY)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
         deidentify_path_parallel(keyed, corpus, out, workers=1, on_batch=crash_after(2))
     spec, options = keyed, ReadOptions()
     if change == "batch":
-        spec = PipelineSpec(spec_for("tag", batch_size=16).config, "tag", KEY)
+        spec = PipelineSpec(spec_for("tag", batch_size=16).config.with_section("replace", mode="tag"), KEY)
     elif change == "config":
-        spec = PipelineSpec(spec_for("tag", rules={"age_threshold": 80}).config, "tag", KEY)
+        spec = PipelineSpec(spec_for("tag", detectors={"rules": {"age_threshold": 80}}).config, KEY)
     elif change == "mode":
-        spec = PipelineSpec(keyed.config, "numbered", KEY)
+        spec = PipelineSpec(keyed.config.with_section("replace", mode="numbered"), KEY)
     elif change == "input":
         with open(corpus, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"id": "late", "text": "added after the crash"}) + "\n")
     elif change == "read":
         options = ReadOptions(patient_col="site")
     elif change == "key":
-        spec = PipelineSpec(keyed.config, "tag", b"a different key of enough length!")
+        spec = PipelineSpec(keyed.config.with_section("replace", mode="tag"), b"a different key of enough length!")
     else:
-        spec = PipelineSpec(keyed.config, "tag")
+        spec = PipelineSpec(keyed.config.with_section("replace", mode="tag"))
     with pytest.raises(ResumeMismatchError, match=message) as caught:
         deidentify_path_parallel(spec, corpus, out, workers=1, resume=True, options=options)
     assert str(work_folder_for(out)) in str(caught.value)
@@ -415,5 +413,5 @@ def test_with_threads_only_fills_in_an_automatic_thread_count() -> None:
     assert spec.config.transformer.threads == 0
     narrowed = spec.with_threads(2)
     assert narrowed.config.transformer.threads == 2 and narrowed.fingerprint() == spec.fingerprint()
-    fixed = spec_for("mask", transformer={"threads": 4})
+    fixed = spec_for("mask", detectors={"transformer": {"threads": 4}})
     assert fixed.with_threads(1) is fixed

@@ -49,7 +49,10 @@ from radeid.parallel import deidentify_path_parallel
 from radeid.spec import PipelineSpec
 source, output, mode, key, resume, batch = sys.argv[1:7]
 config = Config.load(overrides={"pipeline": {"batch_size": int(batch)}})
-spec = PipelineSpec(config, "surrogate", bytes.fromhex(key)) if mode == "surrogate" else PipelineSpec(config, mode)
+if mode == "surrogate":
+    spec = PipelineSpec.surrogates(bytes.fromhex(key), config)
+else:
+    spec = PipelineSpec.masking(config, mode)
 deidentify_path_parallel(spec, Path(source), Path(output), workers=2, resume=resume == "1")
 """
 
@@ -149,7 +152,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, mode: st
     key_file.write_text(KEY.hex() + "\n")
     key_file.chmod(0o600)
     config = Config.load(overrides={"pipeline": {"batch_size": BATCH}})
-    spec = PipelineSpec(config, "surrogate", KEY) if mode == "surrogate" else PipelineSpec(config, mode)
+    spec = PipelineSpec.surrogates(KEY, config) if mode == "surrogate" else PipelineSpec.masking(config, mode)
     expected = tmp_path / "uninterrupted.jsonl"
     deidentify_path(spec.build(), source, expected)
 

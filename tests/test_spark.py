@@ -120,7 +120,7 @@ def test_mask_mode_matches_radeid_deid_document_by_document(spark: Any, corpus: 
     texts, audit = read_pairs(output)
 
     df = spark.read.schema(SCHEMA).json(str(corpus)).repartition(3)
-    config = Config.load(overrides={"mask": {"mode": "tag"}})
+    config = Config.load(overrides={"replace": {"mode": "tag"}})
     out = deidentify_dataframe(df, "text", "id", patient_col="patient_id", config=config)
     assert out.schema["phi_spans"].dataType.simpleString() == (
         "array<struct<start:int,end:int,category:string,subtype:string,source:string,score:double,"
@@ -202,7 +202,7 @@ def test_integer_ids_null_texts_and_bad_columns(spark: Any) -> None:
         [StructField("nid", LongType()), StructField("body", StringType()), StructField("n", LongType())]
     )
     df = spark.createDataFrame([(7, "MRN: 4455667 seen 03/04/2019.", 1), (8, None, 2)], schema)
-    config = Config.load(overrides={"mask": {"mode": "tag"}})
+    config = Config.load(overrides={"replace": {"mode": "tag"}})
     rows = {r["nid"]: r for r in deidentify_dataframe(df, "body", "nid", config=config).collect()}
     from radeid.pipeline import Deidentifier
 
@@ -210,9 +210,11 @@ def test_integer_ids_null_texts_and_bad_columns(spark: Any) -> None:
     assert rows[7]["body"] == expected.text and len(rows[7]["phi_spans"]) == len(expected.replacements) == 2
     assert rows[8]["body"] is None and rows[8]["phi_spans"] == []
     with pytest.raises(ConfigError, match="text column 'text' not found"):
-        deidentify_dataframe(df, "text", "nid")
+        deidentify_dataframe(df, "text", "nid", config=config)
     with pytest.raises(ConfigError, match="has type bigint, not string"):
-        deidentify_dataframe(df, "n", "nid")
+        deidentify_dataframe(df, "n", "nid", config=config)
+    with pytest.raises(ConfigError, match="surrogate mode needs a key"):
+        deidentify_dataframe(df, "body", "nid")  # the defaults are the CLI's: surrogates, which need a key
 
 
 def test_null_ids_or_texts_are_errors_as_in_deid(spark: Any, tmp_path: Path) -> None:
@@ -223,7 +225,7 @@ def test_null_ids_or_texts_are_errors_as_in_deid(spark: Any, tmp_path: Path) -> 
     src = tmp_path / "nulls.jsonl"
     rows = [{"id": "a", "text": "Dr. Zanzibar Quill"}, {"id": "b", "text": None}, {"id": None, "text": "Zanzibar"}]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    spec = PipelineSpec(Config.load(overrides={"mask": {"mode": "tag"}}), "tag")
+    spec = PipelineSpec(Config.load(overrides={"replace": {"mode": "tag"}}))
     with pytest.raises(SparkInputError) as caught:
         spark_deidentify_files(spark, str(src), str(tmp_path / "out"), spec=spec, audit_path=None)
     assert "2 record(s)" in str(caught.value) and "'b'" in str(caught.value)
@@ -262,7 +264,7 @@ def failing_rules(tmp_path: Path) -> Path:
     )
     config = tmp_path / "site.toml"
     config.write_text(
-        f'[pipeline]\ndetectors = ["rules"]\n[rules]\nextra_files = ["{rules}"]\n[mask]\nmode = "tag"\n',
+        f'[pipeline]\ndetectors = ["rules"]\n[detectors.rules]\nextra_files = ["{rules}"]\n[replace]\nmode = "tag"\n',
         encoding="utf-8",
     )
     return config
@@ -304,7 +306,7 @@ def test_partition_body_reports_failures_by_id_and_type_only(failing_rules: Path
 
     from radeid.spark import SparkDocumentError, _deid_partition
 
-    spec = PipelineSpec(Config.load(failing_rules), "tag")
+    spec = PipelineSpec(Config.load(failing_rules))
     frame = pd.DataFrame({"id": ["a", "b"], "text": ["Dr. Quill on 03/04/2019.", f"BOOM7 {SECRET}"]})
     common = {"spec": spec, "cache_key": spec.cache_key(), "text_col": "text", "id_col": "id", "patient_col": None,
               "output_col": "text", "spans_col": "spans", "batch_size": 8}  # fmt: skip
@@ -316,3 +318,30 @@ def test_partition_body_reports_failures_by_id_and_type_only(failing_rules: Path
         list(_deid_partition(iter([frame]), error_col=None, on_error="fail", **common))
     assert str(caught.value).startswith("document 'b': ValueError") and SECRET not in str(caught.value)
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_spark_deid_takes_the_whole_job_from_a_toml_file(spark: Any, corpus: Path, tmp_path: Path) -> None:
+    """Issue 11: surrogate options, the key file and kept columns come from the config, as for
+    `radeid deid`; the same file gives the same text for every document."""
+    key_file = tmp_path / "site.key"
+    key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
+    job = tmp_path / "job.toml"
+    job.write_text(
+        '[pipeline]\ndetectors = ["rules", "lexicon"]\n[replace]\nmode = "surrogate"\n'
+        '[surrogate]\nscope = "corpus"\ndate_shift = "fixed:45"\n'
+        f'[io]\nkey_file = "{key_file}"\nkeep_columns = ["site"]\n',
+        encoding="utf-8",
+    )
+    reference = tmp_path / "deid.jsonl"
+    result = CliRunner().invoke(radeid_app, ["deid", str(corpus), "-o", str(reference), "-q", "--config", str(job)])
+    assert result.exit_code == 0, result.output
+    texts, _ = read_pairs(reference)
+    out = tmp_path / "spark-out"
+    result = CliRunner().invoke(
+        radeid_app, ["spark-deid", str(corpus), str(out), "--config", str(job), "--master", "local[2]"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for f in sorted(out.glob("part-*")) for line in f.read_text().splitlines()]
+    assert {r["id"]: r["text"] for r in rows} == texts
+    assert all(set(r) == {"id", "text", "site"} for r in rows)

@@ -1,7 +1,13 @@
-"""Configuration: bundled defaults (a data file) with a user TOML file merged over them."""
+"""Configuration: the whole job as data. Bundled defaults (`radeid/data/config.toml`), a user TOML
+file merged over them, then overrides (CLI options) over both.
+
+Sections: `[pipeline]`, `[detectors.<name>]` (one per registered detector), `[resolver]`,
+`[protected]`, `[replace]`, `[surrogate]` and `[io]`; their dataclasses are in `radeid.sections`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -9,6 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from radeid.categories import Category
+from radeid.sections import (
+    LABEL_SCHEMES,
+    ON_ERROR,
+    TRANSFORMER_BACKENDS,
+    IOConfig,
+    LexiconConfig,
+    MaskConfig,
+    PipelineConfig,
+    ProtectedConfig,
+    ReplaceConfig,
+    ResolverConfig,
+    RulesConfig,
+    SurrogateOptions,
+    TransformerConfig,
+)
 from radeid.wordlists import bundled_data_path
 
 if sys.version_info >= (3, 11):
@@ -16,150 +37,162 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-MASK_MODES = ("tag", "numbered", "mask", "fixed")
-TRANSFORMER_BACKENDS = ("auto", "onnx", "torch")
-LABEL_SCHEMES = ("auto", "bio", "io")
+__all__ = [
+    "Config",
+    "ConfigError",
+    "IOConfig",
+    "LexiconConfig",
+    "MaskConfig",
+    "PipelineConfig",
+    "ProtectedConfig",
+    "ReplaceConfig",
+    "ResolverConfig",
+    "RulesConfig",
+    "SurrogateOptions",
+    "TransformerConfig",
+    "deep_merge",
+    "read_toml",
+]
 
 
 class ConfigError(ValueError):
     """A configuration file or value that cannot be used; the message says which key."""
 
 
-@dataclass(frozen=True)
-class PipelineConfig:
-    detectors: tuple[str, ...] = ("rules", "lexicon")
-    batch_size: int = 64
-    normalize_unicode: bool = True
+#: Typed sections of the built-in detectors; a detector registered by a user keeps its
+#: `[detectors.<name>]` table as a plain mapping and checks it in its own `from_config`.
+DETECTOR_SECTIONS: dict[str, type] = {"rules": RulesConfig, "lexicon": LexiconConfig, "transformer": TransformerConfig}
+
+# Sections that moved; a file using the old name gets told where they went.
+_MOVED = {"rules": "detectors.rules", "lexicon": "detectors.lexicon", "transformer": "detectors.transformer",
+          "mask": "replace"}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class RulesConfig:
-    extra_files: tuple[str, ...] = ()
-    disabled: tuple[str, ...] = ()
-    age_threshold: int = 89
-
-
-@dataclass(frozen=True)
-class LexiconConfig:
-    include_bundled: bool = True
-    hospital_lists: tuple[str, ...] = ()
-    vendor_lists: tuple[str, ...] = ()
-    deny_lists: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ResolverConfig:
-    use_bundled_allow_list: bool = True
-    allow_lists: tuple[str, ...] = ()
-    min_score: float = 0.0
-    extend_to_word_boundaries: bool = True
-    split_fields: bool = True
-    protected: bool = True
-    strong_sources: tuple[str, ...] = ()
-    form_check_sources: tuple[str, ...] = ()
-    merge_categories: tuple[Category, ...] = ()
-    source_priority: Mapping[str, int] = field(default_factory=dict)
-    category_priority: Mapping[Category, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ProtectedConfig:
-    """Text that is never PHI (`radeid/data/protected/*.toml` plus the user's own files)."""
-
-    include_bundled: bool = True
-    extra_files: tuple[str, ...] = ()
-    disabled_classes: tuple[str, ...] = ()
-    disabled: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class MaskConfig:
-    mode: str = "mask"
-    char: str = "*"
-    fixed_length: int = 8
-
-
-@dataclass(frozen=True)
-class TransformerConfig:
-    """The `transformer` detector; `model` empty means none is configured."""
-
-    model: str = ""
-    backend: str = "auto"
-    device: str = "cpu"
-    label_map: str = ""
-    scheme: str = "auto"
-    threshold: float = 0.5
-    batch_size: int = 16
-    max_length: int = 0
-    stride: int = 128
-    threads: int = 0
-    check_forms: bool = True
+def _default_detectors() -> dict[str, Any]:
+    return {name: kind() for name, kind in DETECTOR_SECTIONS.items()}
 
 
 @dataclass(frozen=True)
 class Config:
-    """The whole pipeline configuration; build it with `Config.load`."""
+    """The whole job; build it with `Config.load`."""
 
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
-    rules: RulesConfig = field(default_factory=RulesConfig)
-    lexicon: LexiconConfig = field(default_factory=LexiconConfig)
+    detectors: Mapping[str, Any] = field(default_factory=_default_detectors)
     resolver: ResolverConfig = field(default_factory=ResolverConfig)
     protected: ProtectedConfig = field(default_factory=ProtectedConfig)
-    mask: MaskConfig = field(default_factory=MaskConfig)
-    transformer: TransformerConfig = field(default_factory=TransformerConfig)
+    replace: ReplaceConfig = field(default_factory=ReplaceConfig)
+    surrogate: SurrogateOptions = field(default_factory=SurrogateOptions)
+    io: IOConfig = field(default_factory=IOConfig)
 
     @classmethod
     def load(cls, path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
         """Defaults, then the user file at `path`, then `overrides` (a nested dict, e.g. from CLI flags)."""
         data = read_toml(bundled_data_path("config.toml"))
         if path is not None:
-            data = deep_merge(data, read_toml(Path(path)))
+            user = read_toml(Path(path))
+            _refuse_moved(user, str(path))
+            data = deep_merge(data, user)
         if overrides:
+            _refuse_moved(overrides, "the overrides")
             data = deep_merge(data, overrides)
         return cls.from_dict(data)
 
+    # The built-in detectors' sections, by name (`config.detectors["rules"]`).
+    @property
+    def rules(self) -> RulesConfig:
+        return self.detectors["rules"]  # type: ignore[no-any-return]
+
+    @property
+    def lexicon(self) -> LexiconConfig:
+        return self.detectors["lexicon"]  # type: ignore[no-any-return]
+
+    @property
+    def transformer(self) -> TransformerConfig:
+        return self.detectors["transformer"]  # type: ignore[no-any-return]
+
+    @property
+    def mask(self) -> ReplaceConfig:
+        """The mask modes' options (the `[replace]` section)."""
+        return self.replace
+
+    def with_section(self, name: str, **changes: Any) -> Config:
+        """This config with some keys of one section changed (`"detectors.transformer"` for a detector)."""
+        if name.startswith("detectors."):
+            detector = name.split(".", 1)[1]
+            detectors = dict(self.detectors)
+            current = detectors[detector]
+            detectors[detector] = (
+                dataclasses.replace(current, **changes) if dataclasses.is_dataclass(current) else {**current, **changes}
+            )
+            changed = dataclasses.replace(self, detectors=detectors)
+        else:
+            changed = dataclasses.replace(self, **{name: dataclasses.replace(getattr(self, name), **changes)})
+        changed.validate()
+        return changed
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Config:
+        _refuse_moved(data, "the configuration")
         _reject_unknown(data, {f.name for f in fields(cls)}, "")
-        sections = {
-            "pipeline": _section(PipelineConfig, data.get("pipeline", {}), "pipeline"),
-            "rules": _section(RulesConfig, data.get("rules", {}), "rules"),
-            "lexicon": _section(LexiconConfig, data.get("lexicon", {}), "lexicon"),
-            "resolver": _resolver(data.get("resolver", {})),
-            "protected": _section(ProtectedConfig, data.get("protected", {}), "protected"),
-            "mask": _section(MaskConfig, data.get("mask", {}), "mask"),
-            "transformer": _section(TransformerConfig, data.get("transformer", {}), "transformer"),
-        }
-        config = cls(**sections)
+        detectors = _default_detectors()
+        raw_detectors = data.get("detectors", {})
+        if not isinstance(raw_detectors, Mapping):
+            raise ConfigError("[detectors] must be a table of detector sections")
+        for name, table in raw_detectors.items():
+            if not isinstance(table, Mapping):
+                raise ConfigError(f"[detectors.{name}] must be a table")
+            kind = DETECTOR_SECTIONS.get(name)
+            detectors[name] = _section(kind, table, f"detectors.{name}") if kind else dict(table)
+        config = cls(
+            pipeline=_section(PipelineConfig, data.get("pipeline", {}), "pipeline"),
+            detectors=detectors,
+            resolver=_resolver(data.get("resolver", {})),
+            protected=_section(ProtectedConfig, data.get("protected", {}), "protected"),
+            replace=_section(ReplaceConfig, data.get("replace", {}), "replace"),
+            surrogate=_section(SurrogateOptions, data.get("surrogate", {}), "surrogate"),
+            io=_section(IOConfig, data.get("io", {}), "io"),
+        )
         config.validate()
         return config
 
     def validate(self) -> None:
-        if self.mask.mode not in MASK_MODES:
-            raise ConfigError(f"mask.mode must be one of {', '.join(MASK_MODES)}, not {self.mask.mode!r}")
-        if len(self.mask.char) != 1:
-            raise ConfigError("mask.char must be exactly one character")
-        if self.mask.fixed_length < 1:
-            raise ConfigError("mask.fixed_length must be at least 1")
+        from radeid.replace import REPLACERS
+
+        if self.replace.mode not in REPLACERS:
+            known = ", ".join(REPLACERS.names())
+            raise ConfigError(f"replace.mode must be one of {known}, not {self.replace.mode!r}")
+        if len(self.replace.char) != 1:
+            raise ConfigError("replace.char must be exactly one character")
+        if self.replace.fixed_length < 1:
+            raise ConfigError("replace.fixed_length must be at least 1")
         if self.pipeline.batch_size < 1:
             raise ConfigError("pipeline.batch_size must be at least 1")
         if self.rules.age_threshold < 0:
-            raise ConfigError("rules.age_threshold must not be negative")
+            raise ConfigError("detectors.rules.age_threshold must not be negative")
+        if self.io.on_error not in ON_ERROR:
+            raise ConfigError(f"io.on_error must be one of {', '.join(ON_ERROR)}, not {self.io.on_error!r}")
         self._validate_transformer()
 
     def _validate_transformer(self) -> None:
         t = self.transformer
+        where = "detectors.transformer"
         if t.backend not in TRANSFORMER_BACKENDS:
             known = ", ".join(TRANSFORMER_BACKENDS)
-            raise ConfigError(f"transformer.backend must be one of {known}, not {t.backend!r}")
+            raise ConfigError(f"{where}.backend must be one of {known}, not {t.backend!r}")
         if t.scheme not in LABEL_SCHEMES:
-            raise ConfigError(f"transformer.scheme must be one of {', '.join(LABEL_SCHEMES)}, not {t.scheme!r}")
+            raise ConfigError(f"{where}.scheme must be one of {', '.join(LABEL_SCHEMES)}, not {t.scheme!r}")
         if not 0.0 < float(t.threshold) <= 1.0:
-            raise ConfigError("transformer.threshold must be in (0, 1]")
+            raise ConfigError(f"{where}.threshold must be in (0, 1]")
         if t.batch_size < 1:
-            raise ConfigError("transformer.batch_size must be at least 1")
+            raise ConfigError(f"{where}.batch_size must be at least 1")
         if t.max_length < 0 or t.stride < 0 or t.threads < 0:
-            raise ConfigError("transformer.max_length, stride and threads must not be negative")
+            raise ConfigError(f"{where}.max_length, stride and threads must not be negative")
+
+
+def _refuse_moved(data: Mapping[str, Any], where: str) -> None:
+    for old, new in _MOVED.items():
+        if old in data:
+            raise ConfigError(f"[{old}] in {where} is now [{new}] (radeid 0.2); rename the section")
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -203,6 +236,8 @@ def _section(kind: type, data: Mapping[str, Any], where: str) -> Any:
     try:
         return kind(**values)
     except TypeError as exc:  # pragma: no cover - dataclass signature mismatch
+        raise ConfigError(f"[{where}] {exc}") from None
+    except ValueError as exc:  # a section's own check (e.g. surrogate.date_shift)
         raise ConfigError(f"[{where}] {exc}") from None
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "decode_key",
     "generate_key_file",
     "key_dir_for",
+    "load_key",
     "passphrase_key",
     "resolve_key",
 ]
@@ -108,15 +109,11 @@ def generate_key_file(path: Path) -> bytes:
     return key
 
 
-def resolve_key(key_file: Path | None, output_dir: Path) -> tuple[bytes, str]:
-    """The key to use and a message for the user ("" when there is nothing to say).
-
-    Order: `key_file` (the --key-file option), else the RADEID_KEY variable, else the key file
-    already next to the output (a re-run into the same folder stays consistent), else a new
-    random key written to `output_dir/radeid.key` (mode 0600). The message never contains the
-    key.
-    """
-    if key_file is not None:
+def load_key(key_file: str | Path | None) -> tuple[bytes, str] | None:
+    """The user's key, read the one way every command reads it: `key_file` (a file: hex, base64:,
+    a passphrase, or raw bytes), else the RADEID_KEY variable; None when neither is given.
+    Returns the key and a warning for the user ("" when there is nothing to say)."""
+    if key_file is not None and str(key_file) != "":
         path = Path(key_file)
         try:
             data = path.read_bytes()
@@ -137,6 +134,20 @@ def resolve_key(key_file: Path | None, output_dir: Path) -> tuple[bytes, str]:
     if env is not None and env.strip():
         key = decode_key(env, f"${ENV_VAR}")
         return key, _strength_note(key, f"${ENV_VAR}", env)
+    return None
+
+
+def resolve_key(key_file: str | Path | None, output_dir: Path, *, vault: bool = False) -> tuple[bytes, str]:
+    """The key to use and a message for the user ("" when there is nothing to say).
+
+    Order: `load_key` (the key file, else RADEID_KEY), else the key file already in `output_dir`
+    (a re-run into the same folder stays consistent), else a new random key written to
+    `output_dir/radeid.key` (mode 0600). The message never contains the key; it mentions the
+    vault only when one is written (`vault`).
+    """
+    found = load_key(key_file)
+    if found is not None:
+        return found
     path = Path(output_dir) / KEY_FILE_NAME
     if path.exists():
         key = decode_key(path.read_text(encoding="utf-8"), str(path))
@@ -144,9 +155,11 @@ def resolve_key(key_file: Path | None, output_dir: Path) -> tuple[bytes, str]:
             f"No key given: reusing the key in {path}. Pass --key-file {path} (or set {ENV_VAR}) to make this explicit."
         )
     key = generate_key_file(path)
+    why = "to get the same surrogates for the same patients in later runs"
+    if vault:
+        why += " and to open the vault; without it the vault cannot be decrypted"
     return key, (
         f"No key given: generated a new random key and saved it to {path} (mode 0600). Keep it "
-        f"secret and keep it: reuse it with --key-file {path} (or {ENV_VAR}=$(cat {path})) to get "
-        "the same surrogates for the same patients in later runs and to open the vault; without "
-        "it the vault cannot be decrypted."
+        f"secret and keep it: reuse it with --key-file {path} (or {ENV_VAR}=$(cat {path})) {why}. "
+        "Make a key once with `radeid keygen -o site.key`."
     )

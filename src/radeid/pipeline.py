@@ -1,6 +1,8 @@
-"""The `Deidentifier`: detectors -> resolver -> replacer, built from a `Config`.
+"""The `Deidentifier`: detectors -> resolver -> replacer, built from a `Config` and a key.
 
-The CLI, the batch runner and (later) the server and Spark adapter are thin layers over this class.
+The CLI, the batch runner, the Spark adapter (and the server) are thin layers over this class:
+every component is looked up by name in its registry (`radeid.detect.base.DETECTORS`,
+`radeid.replace.REPLACERS`), so none of them assembles a pipeline of its own.
 """
 
 from __future__ import annotations
@@ -8,73 +10,48 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 
-from radeid.config import Config, ConfigError
-from radeid.detect.base import Detector
+from radeid.config import Config
+from radeid.detect.base import Detector, build_detector
 from radeid.document import Document, Result, Span
-from radeid.mask import MaskReplacer
-from radeid.replace import Replacer
+from radeid.replace import Replacer, build_replacer
 from radeid.resolve import Resolver
 
-DETECTOR_NAMES = ("rules", "lexicon", "transformer")
-
-
-def build_detector(name: str, config: Config) -> Detector:
-    """Create one detector by its config name; heavy modules are imported only when asked for."""
-    if name == "rules":
-        from radeid.detect.rules import RuleDetector
-
-        return _folded(
-            RuleDetector(
-                extra_rule_files=config.rules.extra_files,
-                disabled=config.rules.disabled,
-                age_threshold=config.rules.age_threshold,
-            ),
-            config,
-        )
-    if name == "lexicon":
-        from radeid.detect.lexicon import LexiconDetector
-
-        return _folded(
-            LexiconDetector.from_files(
-                hospital_lists=config.lexicon.hospital_lists,
-                vendor_lists=config.lexicon.vendor_lists,
-                deny_lists=config.lexicon.deny_lists,
-                include_bundled=config.lexicon.include_bundled,
-            ),
-            config,
-        )
-    if name == "transformer":
-        from radeid.detect.transformer import TransformerDetector
-
-        return TransformerDetector.from_config(config.transformer)
-    raise ConfigError(f"unknown detector {name!r} in pipeline.detectors; known: {', '.join(DETECTOR_NAMES)}")
-
-
-def _folded(detector: Detector, config: Config) -> Detector:
-    """Rules and word lists match text as a reader sees it (`radeid.normalize`) unless switched off."""
-    if not config.pipeline.normalize_unicode:
-        return detector
-    from radeid.normalize import NormalizingDetector
-
-    return NormalizingDetector(detector)
-
+__all__ = ["Deidentifier", "build_detector"]
 
 class Deidentifier:
-    """Detect PHI in batches of documents and replace it."""
+    """Detect PHI in batches of documents and replace it.
+
+    `Deidentifier(config, key=...)`: the config (default: the bundled one, which is what
+    `radeid deid` runs with no options) names the detectors and the replacement mode; the key
+    seeds surrogates. Detection needs no key; the replacer is built on first use, so a
+    surrogate-mode config without a key fails only when something is to be replaced.
+    """
 
     def __init__(
         self,
         config: Config | None = None,
         *,
+        key: bytes | None = None,
         detectors: Sequence[Detector] | None = None,
         replacer: Replacer | None = None,
     ) -> None:
         self.config = config or Config.load()
+        self._key = key
         if detectors is None:
             detectors = [build_detector(name, self.config) for name in self.config.pipeline.detectors]
         self.detectors = list(detectors)
         self.resolver = Resolver.from_config(self.config)
-        self.replacer: Replacer = replacer or MaskReplacer(self.config.mask)
+        self._replacer = replacer
+
+    def __repr__(self) -> str:  # never the key
+        return f"Deidentifier(detectors={[d.name for d in self.detectors]}, mode={self.config.replace.mode!r})"
+
+    @property
+    def replacer(self) -> Replacer:
+        """The replacer of `config.replace.mode` (a `ConfigError` when a keyed mode has no key)."""
+        if self._replacer is None:
+            self._replacer = build_replacer(self.config, self._key)
+        return self._replacer
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
         """Resolved spans per document: sorted, non-overlapping, allow-list applied."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from radeid.config import ConfigError
 
@@ -54,10 +54,12 @@ class Registry(Generic[T]):
             return self._entries[name]
         if name in self._lazy:
             module_name, attribute = self._lazy[name].split(":", 1)
-            obj: T = getattr(importlib.import_module(module_name), attribute)
+            obj: Any = importlib.import_module(module_name)
+            for part in attribute.split("."):  # "module:Class.from_config"
+                obj = getattr(obj, part)
             self._entries[name] = obj
             del self._lazy[name]
-            return obj
+            return obj  # type: ignore[no-any-return]
         where = f" in {self.option}" if self.option else ""
         raise ConfigError(f"unknown {self.kind} {name!r}{where}; known: {', '.join(self.names())}")
 

@@ -82,9 +82,9 @@ def _as_spec(config: Config | PipelineSpec | str | os.PathLike[str] | None) -> P
     if isinstance(config, PipelineSpec):
         return config
     if config is None or isinstance(config, str | os.PathLike):
-        return PipelineSpec.masking(Config.load(config))
+        return PipelineSpec(Config.load(config))  # surrogate mode (the default) needs a spec with a key
     if isinstance(config, Config):
-        return PipelineSpec.masking(config)
+        return PipelineSpec(config)
     raise TypeError(f"config must be a Config, a PipelineSpec or a TOML path, not {type(config).__name__}")
 
 
@@ -222,13 +222,16 @@ def deidentify_dataframe(
 ) -> DataFrame:
     """De-identify `df[text_col]`; returns `df` with the text replaced and an audit spans column.
 
-    `config`: a `PipelineSpec` (any mode, surrogates included), a `Config` or a TOML path (mask
-    modes), or None (bundled defaults, masks). `output_col` (default: `text_col`, replaced in
-    place so the original never sits beside the output) receives the de-identified text;
-    `spans_col` an `array<struct<start,end,category,subtype,source,score,out_start,out_end>>`
-    with offsets into the original (`start`, `end`) and the output (`out_*`), never text. The
-    document id (`id_col`) and patient id (`patient_col`) key the surrogates exactly as in
-    `radeid deid`: integer ids count as their digits. A null text stays null with no spans.
+    `config`: a `PipelineSpec` (config and key: any mode, surrogates included), or a `Config` or
+    a TOML path whose `[replace] mode` is a mask mode (surrogates need a key, hence a spec), or
+    None (the bundled defaults: surrogate mode, so an error without a key).
+
+    `output_col` (default: `text_col`, replaced in place so the original never sits beside the
+    output) receives the de-identified text; `spans_col` an array of structs (start, end,
+    category, subtype, source, score, out_start, out_end) with offsets into the original and the
+    output, never text. The document id (`id_col`) and patient id (`patient_col`) key the
+    surrogates exactly as in `radeid deid`: integer ids count as their digits. A null text stays
+    null with no spans.
 
     `on_error`: a document the pipeline fails on stops the job with a `SparkDocumentError`
     naming its id and the exception type (`"fail"`), or (`"skip"`) gets a null text, no spans
@@ -439,12 +442,15 @@ def register(app: typer.Typer) -> None:
         input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
         output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
         mode: Annotated[
-            str, typer.Option("--mode", "-m", help=f"{', '.join(MODES)} (as for deid; surrogate needs a key).")
-        ] = SURROGATE,
+            str | None,
+            typer.Option("--mode", "-m", help=f"replace.mode: {', '.join(MODES)} (surrogate needs a key)."),
+        ] = None,
         key_file: Annotated[
             Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
         ] = None,
-        config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults.")] = None,
+        config: Annotated[
+            Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
+        ] = None,
         input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet or jsonl.")] = None,
         output_format: Annotated[
             str | None, typer.Option("--output-format", help="parquet or jsonl (default: the input's).")
@@ -453,9 +459,9 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--audit", help="Audit JSONL folder (default: OUTPUT.audit).")
         ] = None,
         no_audit: Annotated[bool, typer.Option("--no-audit", help="Do not write the audit.")] = False,
-        id_col: Annotated[str, typer.Option("--id-col")] = "id",
-        text_col: Annotated[str, typer.Option("--text-col")] = "text",
-        patient_col: Annotated[str | None, typer.Option("--patient-col")] = None,
+        id_col: Annotated[str | None, typer.Option("--id-col", help="io.id_col ('id').")] = None,
+        text_col: Annotated[str | None, typer.Option("--text-col", help="io.text_col ('text').")] = None,
+        patient_col: Annotated[str | None, typer.Option("--patient-col", help="io.patient_col.")] = None,
         keep_column: Annotated[list[str] | None, typer.Option("--keep-column", help="Copy to the output.")] = None,
         master: Annotated[
             str | None, typer.Option("--master", help="Spark master (default: spark-submit's, else local[*]).")
@@ -476,9 +482,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
         on_error: Annotated[
-            str,
+            str | None,
             typer.Option("--on-error", help="fail: stop at a document the pipeline fails on; skip: leave it out."),
-        ] = "fail",
+        ] = None,
     ) -> None:
         """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
@@ -489,10 +495,26 @@ def register(app: typer.Typer) -> None:
           spark-submit --master yarn "$(python -c 'import radeid.__main__ as m; print(m.__file__)')" \\
             spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
         """
-        from radeid.keys import ENV_VAR, decode_key
+        from radeid.cli_support import job_overrides, load_job_config
+        from radeid.keys import ENV_VAR, load_key
         from radeid.paths import PathConflictError, check_paths
 
-        audit_path = None if no_audit else (audit or output_path.rstrip("/") + ".audit")
+        overlay = job_overrides(
+            mode=mode, key_file=key_file, input_format=input_format, output_format=output_format, audit=audit,
+            id_col=id_col, text_col=text_col, patient_col=patient_col, keep_column=keep_column, on_error=on_error,
+        )  # fmt: skip
+        try:
+            cfg = load_job_config(config, overlay)
+            io = cfg.io
+            audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
+            found = load_key(io.key_file or None) if cfg.replace.mode == SURROGATE else None
+            if cfg.replace.mode == SURROGATE and found is None:  # never a generated key: a cluster's files
+                raise ConfigError(
+                    f"surrogate mode on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)"
+                )
+        except (ConfigError, OSError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
         local = {
             name: Path(p)
             for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
@@ -500,33 +522,16 @@ def register(app: typer.Typer) -> None:
         }  # fmt: skip (cluster URIs are Spark's to check)
         try:
             check_paths(
-                {"INPUT": local.get("INPUT"), "--key-file": key_file, "--config": config},
+                {"INPUT": local.get("INPUT"), "--key-file": Path(io.key_file) if io.key_file else None,
+                 "--config": config},
                 {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
-            )
-        except PathConflictError as exc:
+            )  # fmt: skip
+            spec = PipelineSpec(cfg, found[0] if found else None)
+        except (PathConflictError, ConfigError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
-        try:
-            cfg = Config.load(config)
-            if mode == SURROGATE:
-                if key_file is not None:
-                    raw = Path(key_file).read_bytes()
-                    try:
-                        key = decode_key(raw.decode("utf-8"), str(key_file))
-                    except UnicodeDecodeError:
-                        key = raw
-                elif os.environ.get(ENV_VAR, "").strip():
-                    key = decode_key(os.environ[ENV_VAR], f"${ENV_VAR}")
-                else:  # never a generated key here: the output may be on a cluster file system
-                    raise ConfigError(
-                        f"surrogate mode on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)"
-                    )
-                spec = PipelineSpec(cfg, SURROGATE, key)
-            else:
-                spec = PipelineSpec(cfg, mode)
-        except (ConfigError, OSError, ValueError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+        if found and found[1]:
+            typer.echo(found[1], err=True)
         try:
             import pyspark  # noqa: F401
         except ImportError:
@@ -542,16 +547,16 @@ def register(app: typer.Typer) -> None:
                 input_path,
                 output_path,
                 spec=spec,
-                input_format=input_format,
-                output_format=output_format,
-                id_col=id_col,
-                text_col=text_col,
-                patient_col=patient_col,
-                keep_columns=tuple(keep_column or ()),
+                input_format=io.format or None,
+                output_format=io.output_format or None,
+                id_col=io.id_col,
+                text_col=io.text_col,
+                patient_col=io.patient_col or None,
+                keep_columns=io.keep_columns,
                 audit_path=audit_path,
                 partitions=partitions,
                 overwrite=overwrite,
-                on_error=on_error,
+                on_error=io.on_error,
                 skipped=skipped,
             )
         except ConfigError as exc:

@@ -25,7 +25,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from radeid.config import MASK_MODES, Config, ConfigError
+from radeid.config import Config, ConfigError
 
 if TYPE_CHECKING:
     from radeid.pipeline import Deidentifier
@@ -34,72 +34,77 @@ if TYPE_CHECKING:
 __all__ = ["MODES", "SURROGATE", "PipelineSpec", "canonical"]
 
 SURROGATE = "surrogate"
-#: Every replacement mode: the mask modes of `MaskConfig` plus keyed surrogates.
-MODES: tuple[str, ...] = (*MASK_MODES, SURROGATE)
 
 # scrypt parameters of the key check: ~16 MiB and tens of milliseconds per guess.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 
+def _modes() -> tuple[str, ...]:
+    from radeid.replace import REPLACERS
+
+    return tuple(REPLACERS.names())
+
+
+#: Every replacement mode registered when radeid is imported (`radeid.replace.REPLACERS`).
+MODES: tuple[str, ...] = _modes()
+
+
 @dataclass(frozen=True)
 class PipelineSpec:
-    """How to build the pipeline: config, replacement mode, key and surrogate options.
+    """How to build the pipeline: the config (which names the replacement mode and its options)
+    and the key.
 
-    `mode=None` takes `config.mask.mode`; a mask mode given here is written into the config, so
-    `spec.config` always tells the truth. `"surrogate"` needs a key. The key is left out of
-    `repr`; it does travel (pickled) to worker processes, which is what they need it for.
+    The key is left out of `repr`; it does travel (pickled) to worker processes, which is what
+    they need it for. A keyed mode (surrogate) without a key is refused here, before any work.
     """
 
     config: Config = field(default_factory=Config.load)
-    mode: str | None = None
     key: bytes | None = field(default=None, repr=False)
-    surrogate_options: SurrogateOptions | None = None
 
     def __post_init__(self) -> None:
-        mode = self.mode if self.mode is not None else self.config.mask.mode
-        if mode not in MODES:
-            raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        object.__setattr__(self, "mode", mode)
-        if mode != SURROGATE and mode != self.config.mask.mode:
-            mask = dataclasses.replace(self.config.mask, mode=mode)
-            object.__setattr__(self, "config", dataclasses.replace(self.config, mask=mask))
+        from radeid.replace import KEYED_MODES
+
         if self.key is not None:
             if isinstance(self.key, bytearray | memoryview):
                 object.__setattr__(self, "key", bytes(self.key))
             if not isinstance(self.key, bytes) or not self.key:
                 raise ConfigError("the key must be non-empty bytes")
-        if mode == SURROGATE and self.key is None:
-            raise ConfigError("surrogate mode needs a key (a key file or the RADEID_KEY variable)")
+        if self.mode in KEYED_MODES and self.key is None:
+            raise ConfigError(f"{self.mode} mode needs a key (a key file or the RADEID_KEY variable)")
 
     @classmethod
     def masking(cls, config: Config | None = None, mode: str | None = None) -> PipelineSpec:
-        """A mask-mode spec (`mode=None`: the config's `mask.mode`)."""
-        return cls(config or Config.load(), mode)
+        """A mask-mode spec (`mode=None`: the config's own mode, which must then be a mask mode)."""
+        config = config or Config.load()
+        return cls(config.with_section("replace", mode=mode) if mode else config)
 
     @classmethod
     def surrogates(
         cls, key: bytes, config: Config | None = None, options: SurrogateOptions | None = None
     ) -> PipelineSpec:
-        """A surrogate-mode spec."""
-        return cls(config or Config.load(), SURROGATE, key, options)
+        """A surrogate-mode spec (`options` replace the config's `[surrogate]` section)."""
+        config = (config or Config.load()).with_section("replace", mode=SURROGATE)
+        if options is not None:
+            config = dataclasses.replace(config, surrogate=options)
+        return cls(config, key)
+
+    @property
+    def mode(self) -> str:
+        return self.config.replace.mode
 
     @property
     def is_surrogate(self) -> bool:
         return self.mode == SURROGATE
 
+    @property
+    def surrogate_options(self) -> SurrogateOptions:
+        return self.config.surrogate
+
     def build(self) -> Deidentifier:
         """The `Deidentifier` this spec describes; call it once per process (it loads everything)."""
         from radeid.pipeline import Deidentifier
 
-        if self.mode != SURROGATE:
-            return Deidentifier(self.config)
-        try:
-            from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-        except ImportError as exc:  # pragma: no cover - the engine ships with radeid
-            raise ConfigError(f"surrogate mode is not available: {exc}") from None
-        assert self.key is not None
-        options = self.surrogate_options if self.surrogate_options is not None else SurrogateOptions()
-        return Deidentifier(self.config, replacer=SurrogateReplacer(self.key, options))
+        return Deidentifier(self.config, key=self.key)
 
     def with_threads(self, threads: int) -> PipelineSpec:
         """This spec with a model limited to `threads` CPU threads, when its config leaves the
@@ -109,11 +114,9 @@ class PipelineSpec:
         An explicit thread count in the config is kept. The fingerprint does not change: the
         thread count is how fast, not what, the model computes.
         """
-        model = getattr(self.config, "transformer", None)
-        if model is None or getattr(model, "threads", None) != 0 or threads < 1:
+        if self.config.transformer.threads != 0 or threads < 1:
             return self
-        config = dataclasses.replace(self.config, transformer=dataclasses.replace(model, threads=threads))
-        return dataclasses.replace(self, config=config)
+        return dataclasses.replace(self, config=self.config.with_section("detectors.transformer", threads=threads))
 
     # -- fingerprints -----------------------------------------------------------------------------
 
@@ -126,15 +129,15 @@ class PipelineSpec:
         from radeid import __version__
 
         config = self.config
-        model = getattr(config, "transformer", None)
-        if model is not None and getattr(model, "threads", 0):  # see `with_threads`
-            config = dataclasses.replace(config, transformer=dataclasses.replace(model, threads=0))
+        if config.transformer.threads:  # see `with_threads`
+            config = config.with_section("detectors.transformer", threads=0)
+        # Where the output, audit, vault and key go or come from is not what the output is; the key
+        # file's content must never be hashed here (a fast hash of it would test guesses cheaply).
+        config = dataclasses.replace(config, io=dataclasses.replace(config.io, audit="", vault="", key_file=""))
         payload = {
             "radeid": __version__,
             "config": canonical(config),
-            "files": _named_files(self.config),
-            "mode": self.mode,
-            "surrogate_options": canonical(self.surrogate_options) if self.is_surrogate else None,
+            "files": _named_files(config),
             "keyed": self.key is not None,
         }
         return hashlib.sha256(_dumps(payload).encode("utf-8")).hexdigest()

@@ -94,14 +94,14 @@ def test_find_near_scans_only_lines_with_spans(protected: ProtectedContent) -> N
 def test_user_files_extend_and_classes_can_be_disabled(tmp_path: Path) -> None:
     extra = tmp_path / "site.toml"
     extra.write_text(
-        "[[protect]]\nname = \"site_scanner\"\nclass = \"site\"\npattern = 'Scanner[ ]\\d+'\n", encoding="utf-8"
+        '[[protect]]\nname = "site_scanner"\nclass = "site"\npattern = \'Scanner[ ]\\d+\'\n', encoding="utf-8"
     )
     content = ProtectedContent.from_files([extra], disabled_classes=["holidays"])
     assert ("Scanner 7", "site") in found(content, "on Scanner 7")
     assert found(content, "at Christmas") == set()
     with pytest.raises(ValueError, match="unknown keys"):
         bad = tmp_path / "bad.toml"
-        bad.write_text("[[protect]]\nname = \"x\"\nclass = \"c\"\npattern = 'x'\ncolour = 1\n", encoding="utf-8")
+        bad.write_text('[[protect]]\nname = "x"\nclass = "c"\npattern = \'x\'\ncolour = 1\n', encoding="utf-8")
         ProtectedContent.from_files([bad])
 
 

@@ -179,13 +179,20 @@ def test_missing_or_incomplete_folders(tmp_path: Path) -> None:
 
 def test_pipeline_builds_the_transformer_detector_from_config() -> None:
     with pytest.raises(ConfigError, match="transformer.model"):
-        Deidentifier(Config.load(overrides={"pipeline": {"detectors": ["transformer"]}, "transformer": {"model": ""}}))
+        Deidentifier(
+            Config.load(
+                overrides={"pipeline": {"detectors": ["transformer"]}, "detectors": {"transformer": {"model": ""}}}
+            )
+        )
     config = Config.load(
         overrides={
             "pipeline": {"detectors": ["rules", "transformer"]},
-            "transformer": {"model": str(cached_model("marker-onnx")), "threshold": 0.6, "max_length": 128},
+            "detectors": {
+                "transformer": {"model": str(cached_model("marker-onnx")), "threshold": 0.6, "max_length": 128}
+            },
             # the marker model tags a common word ("zebra"), which the default form checks would drop
             "resolver": {"form_check_sources": []},
+            "replace": {"mode": "tag"},
         }
     )
     deid = Deidentifier(config)

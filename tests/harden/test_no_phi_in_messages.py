@@ -55,7 +55,7 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "latin-1", "replace"))  # fmt: skip
     out.append(run("deid", t / "bytes.jsonl", "-o", t / "o3.jsonl", "--no-model", "--key-file", key))
     # a CSV row broken by an unquoted multi-line cell: the report text lands in the id column
-    (t / "bad.csv").write_text(f'id,text\nr1,ok\nr2,Seen\n{PLANTED[0]} {PLANTED[1]},{PLANTED[3]},x\n')
+    (t / "bad.csv").write_text(f"id,text\nr1,ok\nr2,Seen\n{PLANTED[0]} {PLANTED[1]},{PLANTED[3]},x\n")
     out.append(run("deid", t / "bad.csv", "-o", t / "o4.csv", "--no-model", "--key-file", key, "--on-error", "skip"))
     # duplicate ids
     dup = jsonl(t / "dup.jsonl", [good("a"), good("a")])
@@ -81,8 +81,11 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch) -> 
     other.write_text("34" * 32)
     other.chmod(0o600)
     out.append(run("reidentify", deid, "--vault", vault, "--key-file", other, "-o", t / "r1.jsonl"))
-    edited = jsonl(t / "edited.jsonl", [json.dumps({"id": "p", "text": "XX" + json.loads(line)["text"]})
-                                        for line in deid.read_text().split("\n")[:1]] + [deid.read_text().split("\n")[1]])  # noqa: E501
+    edited = jsonl(
+        t / "edited.jsonl",
+        [json.dumps({"id": "p", "text": "XX" + json.loads(line)["text"]}) for line in deid.read_text().split("\n")[:1]]
+        + [deid.read_text().split("\n")[1]],
+    )  # noqa: E501
     out.append(run("reidentify", edited, "--vault", vault, "--key-file", key, "-o", t / "r2.jsonl"))
     lonely = jsonl(t / "lonely.jsonl", [good("zz")])
     out.append(run("reidentify", lonely, "--vault", vault, "--key-file", key, "-o", t / "r3.jsonl"))
@@ -91,7 +94,9 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch) -> 
     from radeid.parallel import deidentify_path_parallel
     from radeid.spec import PipelineSpec
 
-    spec = PipelineSpec(Config.load(overrides={"pipeline": {"batch_size": 1, "detectors": ["rules"]}}), "tag")
+    spec = PipelineSpec(
+        Config.load(overrides={"pipeline": {"batch_size": 1, "detectors": ["rules"]}, "replace": {"mode": "tag"}})
+    )
     changing = jsonl(t / "changing.jsonl", [good("m"), good("n")])
 
     def change(_n: int) -> None:

@@ -57,8 +57,19 @@ def test_output_audit_and_vault_must_differ(tmp_path: Path, setup: tuple[Path, P
     out = tmp_path / "o.jsonl"
     code, output = invoke("deid", src, "-o", out, "--key-file", key, "--audit", out, "--no-model")
     assert code == 2, output
-    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", tmp_path / "a.jsonl",
-                          "--audit", tmp_path / "a.jsonl", "--no-model")
+    code, output = invoke(
+        "deid",
+        src,
+        "-o",
+        out,
+        "--key-file",
+        key,
+        "--vault",
+        tmp_path / "a.jsonl",
+        "--audit",
+        tmp_path / "a.jsonl",
+        "--no-model",
+    )
     assert code == 2, output
 
 

@@ -52,7 +52,7 @@ def test_jsonl_and_csv_round_trip_any_text(items: list[str]) -> None:
 @functools.lru_cache(maxsize=2)
 def pipeline(model: bool) -> Deidentifier:
     detectors = ["rules", "lexicon", "transformer"] if model else ["rules", "lexicon"]
-    return PipelineSpec(Config.load(overrides={"pipeline": {"detectors": detectors}}), "surrogate", KEY).build()
+    return PipelineSpec.surrogates(KEY, Config.load(overrides={"pipeline": {"detectors": detectors}})).build()
 
 
 def check(deid: Deidentifier, items: list[str], vault_round_trip: bool) -> None:

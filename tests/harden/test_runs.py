@@ -21,7 +21,7 @@ KEY = bytes(range(32))
 
 def spec(batch_size: int = 4) -> PipelineSpec:
     cfg = Config.load(overrides={"pipeline": {"batch_size": batch_size, "detectors": ["rules", "lexicon"]}})
-    return PipelineSpec(cfg, "surrogate", KEY)
+    return PipelineSpec.surrogates(KEY, cfg)
 
 
 def rows(n: int, tag: str = "Grant") -> list[dict]:
@@ -42,9 +42,7 @@ def test_input_changed_during_the_run_is_refused(tmp_path: Path) -> None:
             write_jsonl(src, rows(12, tag="Grunt"))
 
     with pytest.raises(JournalError, match="changed"):
-        deidentify_path_parallel(
-            spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, on_batch=change_input
-        )
+        deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, on_batch=change_input)
     assert not out.exists() and not vault.exists()
 
 

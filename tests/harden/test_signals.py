@@ -104,7 +104,7 @@ def test_vault_path_that_is_a_folder_is_refused_before_any_work(tmp_path: Path) 
 def test_a_bad_rule_file_is_a_usage_error_with_any_worker_count(tmp_path: Path, workers: str) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
     config = tmp_path / "c.toml"
-    config.write_text('[rules]\nextra_files = ["missing-rules.toml"]\n')
+    config.write_text('[detectors.rules]\nextra_files = ["missing-rules.toml"]\n')
     code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--mode", "tag", "--no-model", "-c", config,
                           "-w", workers)  # fmt: skip
     assert code == 2, output

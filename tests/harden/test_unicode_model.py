@@ -11,7 +11,7 @@ from radeid.pipeline import Deidentifier
 
 @pytest.fixture(scope="module")
 def with_model() -> Deidentifier:
-    return Deidentifier(Config.load(overrides={"mask": {"mode": "tag"}}))
+    return Deidentifier(Config.load(overrides={"replace": {"mode": "tag"}}))
 
 
 def test_lone_surrogate_through_the_model(with_model: Deidentifier) -> None:

@@ -111,11 +111,29 @@ def test_reidentify_with_another_runs_vault_fails(tmp_path: Path) -> None:
     one = write_jsonl(tmp_path / "one.jsonl", REPORTS)
     two = write_jsonl(tmp_path / "two.jsonl", [{"id": f"x{r['id']}", "text": r["text"]} for r in REPORTS])
     for src in (one, two):
-        code, output = invoke("deid", src, "-o", src.with_suffix(".out.jsonl"), "--key-file", key,
-                              "--vault", src.with_suffix(".parquet"), "--no-model", "-q")
+        code, output = invoke(
+            "deid",
+            src,
+            "-o",
+            src.with_suffix(".out.jsonl"),
+            "--key-file",
+            key,
+            "--vault",
+            src.with_suffix(".parquet"),
+            "--no-model",
+            "-q",
+        )
         assert code == 0, output
-    code, output = invoke("reidentify", one.with_suffix(".out.jsonl"), "--vault", two.with_suffix(".parquet"),
-                          "--key-file", key, "-o", tmp_path / "back.jsonl")
+    code, output = invoke(
+        "reidentify",
+        one.with_suffix(".out.jsonl"),
+        "--vault",
+        two.with_suffix(".parquet"),
+        "--key-file",
+        key,
+        "-o",
+        tmp_path / "back.jsonl",
+    )
     assert code != 0, output
     assert not (tmp_path / "back.jsonl").exists()
 
@@ -135,6 +153,4 @@ def test_reidentify_with_a_partial_input_or_vault_fails(tmp_path: Path) -> None:
     code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", tmp_path / "b.jsonl")
     assert code == 0, output
     assert (tmp_path / "b.jsonl").stat().st_mode & 0o777 == 0o600  # originals: private like the vault
-    assert (tmp_path / "b.jsonl").read_text().split("\n")[:3] == [
-        line for line in src.read_text().split("\n")[:3]
-    ]
+    assert (tmp_path / "b.jsonl").read_text().split("\n")[:3] == [line for line in src.read_text().split("\n")[:3]]

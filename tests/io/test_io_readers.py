@@ -299,9 +299,7 @@ def test_csv_missing_and_extra_columns_are_row_errors(tmp_path: Path) -> None:
     # A malformed row may have report text where the id should be: its "id" is never printed (issue 12)
     assert [(i.row, i.line, i.doc_id) for i in issues] == [(2, 3, None), (3, 4, None)]
     assert "missing columns" in issues[0].reason and "too many columns" in issues[1].reason
-    assert (
-        issues[0].describe() == f"{src} row 2, line 3: missing columns: row has 2 fields, the header has 3"
-    )
+    assert issues[0].describe() == f"{src} row 2, line 3: missing columns: row has 2 fields, the header has 3"
     assert_no_text(issues)
 
 

@@ -27,8 +27,13 @@ def make_doc(i: int, rng: random.Random) -> Document:
         ("\nFINDINGS: No acute cardiopulmonary process. The heart is normal in size.", None),
     ]
     if i % 3 == 0:
-        parts += [("\nPerformed at ", None), (rng.choice(PLACES), Category.HOSPITAL), (". Call ", None),
-                  (f"555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}", Category.PHONE), (".", None)]
+        parts += [
+            ("\nPerformed at ", None),
+            (rng.choice(PLACES), Category.HOSPITAL),
+            (". Call ", None),
+            (f"555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}", Category.PHONE),
+            (".", None),
+        ]
     text, spans = "", []
     for piece, cat in parts:
         if cat is not None:
@@ -41,7 +46,6 @@ def make_doc(i: int, rng: random.Random) -> Document:
 def docs() -> list[Document]:
     rng = random.Random(7)
     return [make_doc(i, rng) for i in range(24)]
-
 
 
 @pytest.fixture(scope="session", name="make_doc")

@@ -26,7 +26,15 @@ from radeid.train.schedule import discriminative_lrs, momentum, slanted_fraction
 
 def test_word_shapes_read_the_original_casing_of_the_whole_word() -> None:
     assert [SHAPES[word_shape(w)] for w in ["smith", "Smith", "MRI", "L", "x", "McDonald", "2019", "T12", "/"]] == [
-        "xxxx", "Xxxx", "XXXX", "X", "x", "xXxX", "dd", "Xd", ".",
+        "xxxx",
+        "Xxxx",
+        "XXXX",
+        "X",
+        "x",
+        "xXxX",
+        "dd",
+        "Xd",
+        ".",
     ]
     text = "Johnson, JOHNSON"
     # pieces of one word all carry the word's shape; punctuation its own; empty offsets are 0
@@ -43,8 +51,12 @@ def test_shape_spec_refuses_another_version() -> None:
 
 def test_bio_labels_begin_inside_outside_and_ignored_regions() -> None:
     text = "Seen by Jane Doe on 3/4/2019 for OTHER"
-    doc = Document("x", text, metadata={"ignored_spans": [(33, 38)]},
-                   spans=(Span(8, 16, Category.PATIENT), Span(20, 28, Category.DATE)))
+    doc = Document(
+        "x",
+        text,
+        metadata={"ignored_spans": [(33, 38)]},
+        spans=(Span(8, 16, Category.PATIENT), Span(20, 28, Category.DATE)),
+    )
     offsets = [(0, 4), (5, 7), (8, 12), (13, 16), (17, 19), (20, 21), (21, 22), (22, 28), (33, 38)]
     names = [DEFAULT_LABELS[i] if i != IGNORE_INDEX else "IGN" for i in bio_labels(doc, offsets)]
     assert names == ["O", "O", "B-PATIENT", "I-PATIENT", "O", "B-DATE", "I-DATE", "I-DATE", "IGN"]
@@ -52,9 +64,11 @@ def test_bio_labels_begin_inside_outside_and_ignored_regions() -> None:
 
 def test_stratified_split_keeps_every_category_in_both_parts(docs: list[Document], make_doc: Any) -> None:
     rng = random.Random(3)
-    extra = [Document("email", "mail a@b.org", spans=(Span(5, 12, Category.EMAIL),)),
-             Document("email2", "mail c@d.org", spans=(Span(5, 12, Category.EMAIL),)),
-             Document("empty", "no phi here")]
+    extra = [
+        Document("email", "mail a@b.org", spans=(Span(5, 12, Category.EMAIL),)),
+        Document("email2", "mail c@d.org", spans=(Span(5, 12, Category.EMAIL),)),
+        Document("empty", "no phi here"),
+    ]
     corpus = docs + extra + [make_doc(100 + i, rng) for i in range(10)]
     train, val = stratified_split(corpus, 0.2, seed=1)
     assert sorted(train + val) == list(range(len(corpus))) and not set(train) & set(val)
@@ -126,8 +140,19 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def config(base: Path, out: Path, **kw: object) -> TrainConfig:
     settings: dict[str, object] = dict(
-        base=str(base), output=str(out), epochs=3, freeze_epochs=1, lr=3e-3, head_lr=1e-2, max_length=48,
-        stride=8, batch_size=8, shape_dim=8, checkpoint_every=0, threads=1, seed=0,
+        base=str(base),
+        output=str(out),
+        epochs=3,
+        freeze_epochs=1,
+        lr=3e-3,
+        head_lr=1e-2,
+        max_length=48,
+        stride=8,
+        batch_size=8,
+        shape_dim=8,
+        checkpoint_every=0,
+        threads=1,
+        seed=0,
     )
     settings.update(kw)
     return TrainConfig(**settings)  # type: ignore[arg-type]

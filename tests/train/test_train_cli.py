@@ -51,8 +51,25 @@ def files(tmp_path_factory: pytest.TempPathFactory, make_doc: Any) -> tuple[Path
 def test_train_command_writes_a_model_folder(files: tuple[Path, Path], tmp_path: Path) -> None:
     base, data = files
     out = tmp_path / "model"
-    args = ["train", str(data), "-o", str(out), "--base", str(base), "--epochs", "2", "--max-length", "48",
-            "--lr", "3e-3", "--batch-size", "8", "--threads", "1", "--quiet"]
+    args = [
+        "train",
+        str(data),
+        "-o",
+        str(out),
+        "--base",
+        str(base),
+        "--epochs",
+        "2",
+        "--max-length",
+        "48",
+        "--lr",
+        "3e-3",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--quiet",
+    ]
     result = CliRunner().invoke(cli(), args)
     assert result.exit_code == 0, result.output
     assert "best validation F1" in result.output
@@ -64,8 +81,9 @@ def test_train_command_writes_a_model_folder(files: tuple[Path, Path], tmp_path:
 
 def test_usage_errors(files: tuple[Path, Path], tmp_path: Path) -> None:
     base, _ = files
-    result = CliRunner().invoke(cli(), ["train", str(tmp_path / "none.jsonl"), "-o", str(tmp_path / "m"),
-                                        "--base", str(base)])
+    result = CliRunner().invoke(
+        cli(), ["train", str(tmp_path / "none.jsonl"), "-o", str(tmp_path / "m"), "--base", str(base)]
+    )
     assert result.exit_code == 2 and "not found" in result.output
 
 
@@ -74,13 +92,33 @@ def test_search_runs_trials_and_keeps_the_best(files: tuple[Path, Path], tmp_pat
     pytest.importorskip("optuna")
     base, data = files
     out = tmp_path / "search"
-    args = ["train", str(data), "-o", str(out), "--base", str(base), "--max-length", "48", "--batch-size", "8",
-            "--threads", "1", "--search", "2", "--quiet"]
+    args = [
+        "train",
+        str(data),
+        "-o",
+        str(out),
+        "--base",
+        str(base),
+        "--max-length",
+        "48",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--search",
+        "2",
+        "--quiet",
+    ]
     result = CliRunner().invoke(cli(), args)
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "search.json").read_text())
     assert len(summary["trials"]) == 2 and set(summary["best_params"]) == {
-        "lr", "dropout", "weight_decay", "epochs", "phi_weight"}
+        "lr",
+        "dropout",
+        "weight_decay",
+        "epochs",
+        "phi_weight",
+    }
     assert (out / "model.safetensors").exists() and not (out / "trials" / "trial-000" / "checkpoints").exists()
     more = CliRunner().invoke(cli(), [*args[:-3], "--search", "3", "--resume", "--quiet"])
     assert more.exit_code == 0, more.output

@@ -1,11 +1,17 @@
-"""The detector protocol: batch-first, read-only."""
+"""The detector protocol (batch-first, read-only) and the registry of detectors by name."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from radeid.document import Document, Span
+from radeid.registry import Registry
+
+if TYPE_CHECKING:
+    from radeid.config import Config
+
+__all__ = ["DETECTORS", "Detector", "DetectorFactory", "build_detector"]
 
 
 @runtime_checkable
@@ -20,3 +26,61 @@ class Detector(Protocol):
     name: str
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]: ...
+
+
+# ---------------------------------------------------------------------------------- the registry
+
+#: Detectors by the name `[pipeline] detectors` uses; a factory `(config) -> Detector` reads its
+#: own `[detectors.<name>]` section (`config.detectors[name]`). Built-ins are registered lazily
+#: (a model detector imports onnxruntime only when a config names it); a plugin registers its
+#: own factory with `DETECTORS.add("name", factory)` or `@DETECTORS.register("name")`.
+DetectorFactory = Callable[["Config"], Detector]
+DETECTORS: Registry[DetectorFactory] = Registry("detector", "pipeline.detectors")
+DETECTORS.register_lazy("rules", "radeid.detect.base:_rules")
+DETECTORS.register_lazy("lexicon", "radeid.detect.base:_lexicon")
+DETECTORS.register_lazy("transformer", "radeid.detect.base:_transformer")
+
+
+def build_detector(name: str, config: Config) -> Detector:
+    """The detector registered as `name`, built from `config`."""
+    return DETECTORS.get(name)(config)
+
+
+def _folded(detector: Detector, config: Config) -> Detector:
+    """Rules and word lists match text as a reader sees it (`radeid.normalize`) unless switched off."""
+    if not config.pipeline.normalize_unicode:
+        return detector
+    from radeid.normalize import NormalizingDetector
+
+    return NormalizingDetector(detector)
+
+
+def _rules(config: Config) -> Detector:
+    from radeid.detect.rules import RuleDetector
+
+    section = config.rules
+    return _folded(
+        RuleDetector(
+            extra_rule_files=section.extra_files, disabled=section.disabled, age_threshold=section.age_threshold
+        ),
+        config,
+    )
+
+
+def _lexicon(config: Config) -> Detector:
+    from radeid.detect.lexicon import LexiconDetector
+
+    section = config.lexicon
+    detector = LexiconDetector.from_files(
+        hospital_lists=section.hospital_lists,
+        vendor_lists=section.vendor_lists,
+        deny_lists=section.deny_lists,
+        include_bundled=section.include_bundled,
+    )
+    return _folded(detector, config)
+
+
+def _transformer(config: Config) -> Detector:
+    from radeid.detect.transformer import TransformerDetector
+
+    return TransformerDetector.from_config(config.transformer)

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from radeid.categories import Category
-from radeid.config import Config, ConfigError
+from radeid.config import ConfigError
 from radeid.document import Document, Span
 from radeid.evaluate.errors_analysis import analyse_errors
 from radeid.evaluate.loading import GoldSet, load_gold, load_predictions, strip_gold
@@ -180,11 +180,12 @@ def _read_predictions(
     return predicted
 
 
-def _load_pipeline(err: Console, config: Path | None) -> Any:
+def _load_pipeline(err: Console, config: Path | None, model: str | None = None, no_model: bool = False) -> Any:
+    from radeid.cli_support import job_overrides, load_job_config
     from radeid.pipeline import Deidentifier
 
     try:
-        return Deidentifier(Config.load(config))
+        return Deidentifier(load_job_config(config, job_overrides(model=model), no_model=no_model))
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         raise _fail(err, f"cannot build the pipeline: {exc}", EXIT_USAGE) from None
 
@@ -244,6 +245,13 @@ def evaluate(
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="Pipeline config (TOML) used when PRED is left out.")
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Run the transformer detector with this model (when PRED is left out)."),
+    ] = None,
+    no_model: Annotated[
+        bool, typer.Option("--no-model", help="Rules and word lists only (when PRED is left out).")
+    ] = False,
     gold_format: FormatOpt = None,
     pred_format: PredFormatOpt = None,
     label_map: LabelMapOpt = None,
@@ -337,7 +345,14 @@ def evaluate(
     master_key: bytes | None = None
     if key_file is not None:
         _check_path(key_file, "key file", err)
-        master_key = key_file.read_bytes()
+        from radeid.keys import load_key
+
+        try:
+            found = load_key(key_file)  # read as every command reads a key (hex, base64:, passphrase, bytes)
+        except ValueError as exc:
+            raise _fail(err, str(exc), EXIT_USAGE) from None
+        assert found is not None  # a key file was given
+        master_key = found[0]
         if len(master_key) < 16:
             raise _fail(err, "the key file must hold at least 16 bytes", EXIT_USAGE)
 
@@ -347,7 +362,7 @@ def evaluate(
     if pred_path is not None:
         predicted = _read_predictions(err, pred_path, pred_format, label_map, id_col, text_col)
     else:
-        deid = _load_pipeline(err, config)
+        deid = _load_pipeline(err, config, model, no_model)
         if not quiet:
             err.print(f"running the pipeline on {len(gold.documents):,} documents ...")
         predicted = _run_pipeline(deid, gold.documents)

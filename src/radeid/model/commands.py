@@ -104,15 +104,29 @@ def export(
 
 @model_app.command("info")
 def info(
-    path: Annotated[Path, typer.Argument(help="A model folder (ONNX export or Hugging Face folder).")],
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="A model folder (ONNX export or Hugging Face folder); left out or 'bundled': the bundled model."
+        ),
+    ] = "bundled",
     label_map: Annotated[
         str | None, typer.Option("--label-map", help="Label map to show categories with (e.g. stanford).")
     ] = None,
 ) -> None:
-    """Print a model folder's format, labels (and their radeid categories), length limit and size."""
+    """Print a model folder's format, labels (and their radeid categories), length limit and size.
+
+    Examples:
+
+      radeid model info
+
+      radeid model info models/stanford-onnx --label-map stanford
+    """
     out, err = _consoles()
-    from radeid.detect.transformer import ModelLoadError
+    from radeid.detect.transformer import ModelLoadError, bundled_model_path
     from radeid.model.info import model_info
+
+    path = bundled_model_path() if path == "bundled" and not Path(path).exists() else Path(path)
 
     try:
         summary = model_info(path, label_map=label_map)

@@ -11,65 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from radeid.config import SurrogateOptions
 from radeid.document import Document, Span
 from radeid.surrogate.keyed import Keyed
 from radeid.surrogate.memory import DocumentMemory
-
-
-@dataclass(frozen=True)
-class SurrogateOptions:
-    """How surrogates are made. The defaults are what `radeid deid` uses.
-
-    scope: "patient" keys every surrogate by the document's patient (else its id); "corpus"
-        keys names, IDs and places by one corpus-wide scope, so equal originals get equal
-        fakes across patients (dates and ages still shift per patient).
-    date_shift: "patient" (a keyed offset per patient), "none", or "fixed:N" days.
-    max_shift_days: the patient offset is drawn from [-max, max] without 0.
-    length_preserving: pad or trim each surrogate to the original's length (names pick
-        same-length fakes first, so padding is rare).
-    typo_rate: probability of one typo in a name/place surrogate (training augmentation).
-    locale: Faker locale for names and places.
-    age_mode: "keep_over" keeps an age over 89 over 89; "aggregate" writes "90+".
-    day_first: read ambiguous numeric dates day first (03/04/2020 = 3 April).
-    keep_state: keep US state names and draw ZIP codes inside the state.
-    """
-
-    scope: Literal["patient", "corpus"] = "patient"
-    date_shift: str = "patient"
-    max_shift_days: int = 365
-    length_preserving: bool = False
-    typo_rate: float = 0.0
-    locale: str = "en_US"
-    age_mode: Literal["keep_over", "aggregate"] = "keep_over"
-    day_first: bool = False
-    keep_state: bool = False
-
-    def __post_init__(self) -> None:
-        if self.scope not in ("patient", "corpus"):
-            raise ValueError(f"scope must be 'patient' or 'corpus', not {self.scope!r}")
-        self.fixed_shift()  # validates date_shift
-        if self.max_shift_days < 1:
-            raise ValueError("max_shift_days must be at least 1")
-        if not 0.0 <= self.typo_rate <= 1.0:
-            raise ValueError("typo_rate must be within [0, 1]")
-        if self.age_mode not in ("keep_over", "aggregate"):
-            raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
-
-    def fixed_shift(self) -> int | None:
-        """The fixed offset for "fixed:N" and 0 for "none"; None means a keyed patient shift."""
-        mode = self.date_shift.strip().lower()
-        if mode == "patient":
-            return None
-        if mode == "none":
-            return 0
-        if mode.startswith("fixed:"):
-            try:
-                return int(mode.split(":", 1)[1])
-            except ValueError:
-                pass
-        raise ValueError(f"date_shift must be 'none', 'patient' or 'fixed:N', not {self.date_shift!r}")
 
 
 @dataclass

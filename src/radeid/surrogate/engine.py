@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from radeid.categories import Category
 from radeid.document import Document, Replacement, Result, Span
+from radeid.registry import Registry
 from radeid.surrogate.base import Generator, SurrogateContext, SurrogateOptions
 from radeid.surrogate.dates import AgeGenerator, DateGenerator
 from radeid.surrogate.identifiers import (
@@ -44,7 +46,10 @@ from radeid.surrogate.names import (
     settle_roles,
 )
 
-__all__ = ["SurrogateOptions", "SurrogateReplacer"]
+if TYPE_CHECKING:
+    from radeid.config import Config
+
+__all__ = ["GENERATORS", "SurrogateOptions", "SurrogateReplacer"]
 
 _NAME_CATEGORIES = frozenset({Category.PATIENT, Category.HCW})
 _TYPO_CATEGORIES = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.LOCATION, Category.VENDOR})
@@ -57,6 +62,36 @@ _KEYBOARD = {
     "o": "iklp", "p": "ol", "q": "wa", "r": "edft", "s": "awedxz", "t": "rfgy", "u": "yhji",
     "v": "cfgb", "w": "qase", "x": "zsdc", "y": "tghu", "z": "asx",
 }  # fmt: skip
+
+
+#: Surrogate generators by category name: a factory `(options) -> Generator`. Names (PATIENT,
+#: HCW) are planned together per document by the engine itself and are not in here.
+GeneratorFactory = Callable[[SurrogateOptions], Generator]
+GENERATORS: Registry[GeneratorFactory] = Registry("surrogate generator")
+GENERATORS.add(Category.DATE.value, lambda options: DateGenerator(options.day_first))
+GENERATORS.add(Category.AGE.value, lambda options: AgeGenerator(options.age_mode == "aggregate"))
+GENERATORS.add(Category.ID.value, lambda options: IdGenerator())
+GENERATORS.add(Category.PHONE.value, lambda options: PhoneGenerator())
+GENERATORS.add(Category.EMAIL.value, lambda options: EmailGenerator())
+GENERATORS.add(Category.URL.value, lambda options: UrlGenerator())
+GENERATORS.add(Category.IP.value, lambda options: IpGenerator())
+
+
+def _place_generator(name: str) -> GeneratorFactory:
+    """Place generators load Faker pools: their module is imported only when first needed."""
+
+    def make(options: SurrogateOptions) -> Generator:
+        import radeid.surrogate.places as places
+
+        made: Generator = getattr(places, name)(options.locale)
+        return made
+
+    return make
+
+
+GENERATORS.add(Category.HOSPITAL.value, _place_generator("HospitalGenerator"))
+GENERATORS.add(Category.LOCATION.value, _place_generator("LocationGenerator"))
+GENERATORS.add(Category.VENDOR.value, _place_generator("VendorGenerator"))
 
 
 class SurrogateReplacer:
@@ -75,15 +110,14 @@ class SurrogateReplacer:
         self.stats: Counter[str] = Counter()
         self._letters: dict[str, dict[str, str]] = {}
         self._shifts: dict[str, tuple[int, int]] = {}
-        self._generators: dict[Category, Generator] = {
-            Category.DATE: DateGenerator(self.options.day_first),
-            Category.AGE: AgeGenerator(self.options.age_mode == "aggregate"),
-            Category.ID: IdGenerator(),
-            Category.PHONE: PhoneGenerator(),
-            Category.EMAIL: EmailGenerator(),
-            Category.URL: UrlGenerator(),
-            Category.IP: IpGenerator(),
-        }
+        self._generators: dict[Category, Generator] = {}
+
+    @classmethod
+    def from_config(cls, config: Config, key: bytes | None) -> SurrogateReplacer:
+        """The `surrogate` replacement mode: `config.surrogate` options under `key`."""
+        if not key:
+            raise ValueError("surrogate mode needs a key")
+        return cls(key, config.surrogate)
 
     def __repr__(self) -> str:
         return f"SurrogateReplacer(options={self.options!r})"
@@ -120,19 +154,8 @@ class SurrogateReplacer:
 
     def _generator(self, category: Category) -> Generator:
         gen = self._generators.get(category)
-        if gen is None:  # place generators load Faker pools: only when first needed
-            from radeid.surrogate.places import HospitalGenerator, LocationGenerator, VendorGenerator
-
-            locale = self.options.locale
-            makers: dict[Category, type[HospitalGenerator | LocationGenerator | VendorGenerator]] = {
-                Category.HOSPITAL: HospitalGenerator,
-                Category.LOCATION: LocationGenerator,
-                Category.VENDOR: VendorGenerator,
-            }
-            if category not in makers:
-                raise ValueError(f"no surrogate generator for category {category}")
-            made: Generator = makers[category](locale)
-            self._generators[category] = gen = made
+        if gen is None:
+            self._generators[category] = gen = GENERATORS.get(category.value)(self.options)
         return gen
 
     # -- the replacer -----------------------------------------------------------------------------

@@ -1,0 +1,182 @@
+"""The sections of a configuration, one frozen dataclass each, with their defaults.
+
+The defaults here are the fallback for a section a file leaves out; the shipped defaults are
+`radeid/data/config.toml`, which `radeid default-config` prints and which sets every key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from radeid.categories import Category
+
+__all__ = [
+    "IOConfig",
+    "LexiconConfig",
+    "MaskConfig",
+    "PipelineConfig",
+    "ProtectedConfig",
+    "ReplaceConfig",
+    "ResolverConfig",
+    "RulesConfig",
+    "SurrogateOptions",
+    "TransformerConfig",
+]
+
+TRANSFORMER_BACKENDS = ("auto", "onnx", "torch")
+LABEL_SCHEMES = ("auto", "bio", "io")
+ON_ERROR = ("fail", "skip")
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    detectors: tuple[str, ...] = ("rules", "lexicon")
+    batch_size: int = 64
+    normalize_unicode: bool = True
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    extra_files: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    age_threshold: int = 89
+
+
+@dataclass(frozen=True)
+class LexiconConfig:
+    include_bundled: bool = True
+    hospital_lists: tuple[str, ...] = ()
+    vendor_lists: tuple[str, ...] = ()
+    deny_lists: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResolverConfig:
+    use_bundled_allow_list: bool = True
+    allow_lists: tuple[str, ...] = ()
+    min_score: float = 0.0
+    extend_to_word_boundaries: bool = True
+    split_fields: bool = True
+    protected: bool = True
+    strong_sources: tuple[str, ...] = ()
+    form_check_sources: tuple[str, ...] = ()
+    merge_categories: tuple[Category, ...] = ()
+    source_priority: Mapping[str, int] = field(default_factory=dict)
+    category_priority: Mapping[Category, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProtectedConfig:
+    """Text that is never PHI (`radeid/data/protected/*.toml` plus the user's own files)."""
+
+    include_bundled: bool = True
+    extra_files: tuple[str, ...] = ()
+    disabled_classes: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReplaceConfig:
+    """How PHI is replaced: `mode` is a registered replacement mode (`radeid.replace.REPLACERS`:
+    surrogate, mask, tag, numbered, fixed); `char` and `fixed_length` serve the mask modes."""
+
+    mode: str = "surrogate"
+    char: str = "*"
+    fixed_length: int = 8
+
+
+#: The mask modes' options are the replace section (kept under the name `MaskReplacer` takes).
+MaskConfig = ReplaceConfig
+
+
+@dataclass(frozen=True)
+class IOConfig:
+    """Columns, formats and side files of a run. Empty strings mean "the default": formats from
+    the suffix, the patient id from a `patient_id` field when there is one, the audit beside
+    the output, no vault, the key from $RADEID_KEY (else generated beside the output)."""
+
+    format: str = ""
+    output_format: str = ""
+    id_col: str = "id"
+    text_col: str = "text"
+    patient_col: str = ""
+    keep_columns: tuple[str, ...] = ()
+    on_error: str = "fail"
+    audit: str = ""
+    vault: str = ""
+    key_file: str = ""
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """The `transformer` detector; `model` empty means none is configured."""
+
+    model: str = ""
+    backend: str = "auto"
+    device: str = "cpu"
+    label_map: str = ""
+    scheme: str = "auto"
+    threshold: float = 0.5
+    batch_size: int = 16
+    max_length: int = 0
+    stride: int = 128
+    threads: int = 0
+    check_forms: bool = True
+
+
+
+
+@dataclass(frozen=True)
+class SurrogateOptions:
+    """How surrogates are made. The defaults are what `radeid deid` uses.
+
+    scope: "patient" keys every surrogate by the document's patient (else its id); "corpus"
+        keys names, IDs and places by one corpus-wide scope, so equal originals get equal
+        fakes across patients (dates and ages still shift per patient).
+    date_shift: "patient" (a keyed offset per patient), "none", or "fixed:N" days.
+    max_shift_days: the patient offset is drawn from [-max, max] without 0.
+    length_preserving: pad or trim each surrogate to the original's length (names pick
+        same-length fakes first, so padding is rare).
+    typo_rate: probability of one typo in a name/place surrogate (training augmentation).
+    locale: Faker locale for names and places.
+    age_mode: "keep_over" keeps an age over 89 over 89; "aggregate" writes "90+".
+    day_first: read ambiguous numeric dates day first (03/04/2020 = 3 April).
+    keep_state: keep US state names and draw ZIP codes inside the state.
+    """
+
+    scope: Literal["patient", "corpus"] = "patient"
+    date_shift: str = "patient"
+    max_shift_days: int = 365
+    length_preserving: bool = False
+    typo_rate: float = 0.0
+    locale: str = "en_US"
+    age_mode: Literal["keep_over", "aggregate"] = "keep_over"
+    day_first: bool = False
+    keep_state: bool = False
+
+    def __post_init__(self) -> None:
+        if self.scope not in ("patient", "corpus"):
+            raise ValueError(f"scope must be 'patient' or 'corpus', not {self.scope!r}")
+        self.fixed_shift()  # validates date_shift
+        if self.max_shift_days < 1:
+            raise ValueError("max_shift_days must be at least 1")
+        if not 0.0 <= self.typo_rate <= 1.0:
+            raise ValueError("typo_rate must be within [0, 1]")
+        if self.age_mode not in ("keep_over", "aggregate"):
+            raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
+
+    def fixed_shift(self) -> int | None:
+        """The fixed offset for "fixed:N" and 0 for "none"; None means a keyed patient shift."""
+        mode = self.date_shift.strip().lower()
+        if mode == "patient":
+            return None
+        if mode == "none":
+            return 0
+        if mode.startswith("fixed:"):
+            try:
+                return int(mode.split(":", 1)[1])
+            except ValueError:
+                pass
+        raise ValueError(f"date_shift must be 'none', 'patient' or 'fixed:N', not {self.date_shift!r}")
