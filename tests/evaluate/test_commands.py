@@ -187,7 +187,7 @@ class Eve:
 
 
 def test_without_predictions_the_pipeline_runs(app, files, monkeypatch) -> None:
-    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config: FakePipeline())
+    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config, *rest: FakePipeline())
     js = files.dir / "r.json"
     code, out = invoke(app, "evaluate", files.gold, "--bootstrap", "0", "--json", js, "-q")
     assert code == 0, out
@@ -196,7 +196,7 @@ def test_without_predictions_the_pipeline_runs(app, files, monkeypatch) -> None:
 
 
 def test_resynthesize_through_the_cli(app, files, monkeypatch) -> None:
-    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config: FakePipeline())
+    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config, *rest: FakePipeline())
     monkeypatch.setattr(resynth, "default_replacer_factory", lambda: Eve)
     js, md = files.dir / "r.json", files.dir / "r.md"
     code, out = invoke(
@@ -211,15 +211,31 @@ def test_resynthesize_through_the_cli(app, files, monkeypatch) -> None:
 
 
 def test_key_file_must_hold_enough_bytes(app, files, monkeypatch) -> None:
-    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config: FakePipeline())
+    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config, *rest: FakePipeline())
     monkeypatch.setattr(resynth, "default_replacer_factory", lambda: Eve)
     short = files.dir / "short.key"
-    short.write_bytes(b"abc")
+    short.write_bytes(b"\xff\x01\x02")  # three raw bytes: too few
     assert invoke(app, "evaluate", files.gold, "--resynthesize", "1", "--key-file", short)[0] == 2
     good = files.dir / "good.key"
-    good.write_bytes(b"k" * 32)
+    good.write_bytes(b"k" * 32)  # text: a passphrase, stretched with scrypt as `radeid deid` does
     code, out = invoke(app, "evaluate", files.gold, "--resynthesize", "1", "--key-file", good, "--bootstrap", "0")
     assert code == 0, out
+
+
+def test_a_key_file_means_the_same_key_bytes_as_in_deid(app, files, monkeypatch) -> None:
+    """Issue 11: `evaluate` read a hex key file as its raw text bytes while `deid` decoded it."""
+    seen: list[bytes] = []
+
+    def resynthesize_spy(*args, master_key=None, **kwargs):
+        seen.append(master_key)
+        raise resynth.ResynthesisUnavailable("stop here")
+
+    monkeypatch.setattr(commands, "_load_pipeline", lambda err, config, *rest: FakePipeline())
+    monkeypatch.setattr(resynth, "resynthesize", resynthesize_spy)
+    key = files.dir / "hex.key"
+    key.write_text(bytes(range(32)).hex() + "\n")
+    invoke(app, "evaluate", files.gold, "--resynthesize", "1", "--key-file", key, "--bootstrap", "0")
+    assert seen == [bytes(range(32))]  # the key `radeid deid --key-file` uses, not the file's 65 text bytes
 
 
 def test_brat_gold_with_a_label_map(app, tmp_path: Path) -> None:
