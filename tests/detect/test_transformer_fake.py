@@ -301,7 +301,7 @@ def test_detector_options_are_checked() -> None:
 
 
 def test_batches_sort_by_length_and_bound_attention_memory() -> None:
-    from radeid.detect.transformer import _BatchScorer
+    from radeid.detect.transformer.scorers import _BatchScorer
 
     scorer = _BatchScorer(PieceTokenizer(make_tokenizer()), batch_size=16, attention_cells=4 * 512 * 512)
     lengths = [510] * 10 + [254] * 20 + [30] * 40

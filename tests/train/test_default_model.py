@@ -40,9 +40,29 @@ def test_runs_without_torch_and_finds_phi() -> None:
         "assert not any('effusion' in t[s.start:s.end] for s in spans)\n"
         "print('ok')\n"
     )
+    assert run_python(code) == "ok"
+
+
+def test_inference_imports_neither_torch_nor_the_training_package() -> None:
+    """The bundled detector, built and run as the pipeline does, must not pull in `radeid.train` or torch."""
+    code = (
+        "import sys\n"
+        "import radeid.detect.transformer\n"
+        "from radeid.detect.transformer import TransformerDetector\n"
+        "from radeid.document import Document\n"
+        "det = TransformerDetector('bundled', backend='onnx')\n"
+        "[spans] = det.detect([Document('d', 'Seen by Dr. Marcus Holloway on 03/14/2021.')])\n"
+        "assert spans, 'the bundled model found nothing'\n"
+        "print(sorted(m for m in ('radeid.train', 'torch') if m in sys.modules))\n"
+    )
+    assert run_python(code) == "[]"
+
+
+def run_python(code: str) -> str:
+    """Run `code` in a fresh interpreter (nothing imported yet); its stripped output."""
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "ok"
+    return run.stdout.strip()
 
 
 def test_default_pipeline_uses_the_bundled_model_and_no_model_turns_it_off(tmp_path: Path) -> None:

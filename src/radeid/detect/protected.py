@@ -16,20 +16,14 @@ from __future__ import annotations
 
 import bisect
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from radeid.detect.rules import MacroExpander
+from radeid.detect.pattern_files import MacroExpander, read_pattern_file
 from radeid.document import Span
 from radeid.wordlists import bundled_data_path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["ProtectedContent", "ProtectedPattern", "ProtectedSpan", "bundled_protected_files", "merge_intervals"]
 
@@ -73,18 +67,6 @@ def bundled_protected_files() -> list[Path]:
     return sorted(bundled_data_path("protected").glob("*.toml"))
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"cannot read protected-content file {path}: {exc}") from None
-    unknown = set(data) - _TOP_KEYS
-    if unknown:
-        raise ValueError(f"{path}: unknown top-level keys {sorted(unknown)}; expected {sorted(_TOP_KEYS)}")
-    return data
-
-
 def load_patterns(
     files: Iterable[str | Path], disabled_classes: Iterable[str] = (), disabled: Iterable[str] = ()
 ) -> list[ProtectedPattern]:
@@ -94,7 +76,7 @@ def load_patterns(
     entries: dict[str, tuple[dict[str, Any], str]] = {}
     for file in files:
         path = Path(file)
-        data = _read(path)
+        data = read_pattern_file(path, _TOP_KEYS, "protected-content file")
         macros.update({k: str(v) for k, v in data.get("macros", {}).items()})
         for name, items in data.get("lists", {}).items():
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):

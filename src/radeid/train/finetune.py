@@ -22,10 +22,9 @@ import logging
 import math
 import os
 import random
-import shutil
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +32,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from radeid.detect.transformer import PieceTokenizer
 from radeid.document import Document
-from radeid.train.data import DEFAULT_LABELS, IGNORE_INDEX, Example, encode_documents, stratified_split, token_scores
+from radeid.train.data import IGNORE_INDEX, Example, encode_documents, stratified_split, token_scores
 from radeid.train.model import ShapeTokenClassifier
+from radeid.train.model_folder import base_tokenizer, save_model_folder
+from radeid.train.optim import class_weights, optimizer_groups, parameter_groups
 from radeid.train.schedule import discriminative_lrs, momentum, stlr
+from radeid.train.settings import RESUME_KEYS, EpochCallback, TrainConfig, TrainResult
 
 __all__ = ["TrainConfig", "TrainResult", "Trainer", "resolve_device", "train"]
 
@@ -46,134 +47,6 @@ log = logging.getLogger(__name__)
 CHECKPOINT_DIR = "checkpoints"
 CHECKPOINT_FILE = "last.pt"
 TRAINING_FILE = "training.json"
-_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
-
-#: Settings that must match when resuming (the others, e.g. threads, may change).
-_RESUME_KEYS = (
-    "base",
-    "epochs",
-    "freeze_epochs",
-    "lr",
-    "head_lr",
-    "layer_decay",
-    "phi_weight",
-    "dropout",
-    "weight_decay",
-    "max_length",
-    "stride",
-    "batch_size",
-    "shape_dim",
-    "seed",
-    "cut_frac",
-    "ratio",
-)
-
-
-@dataclass
-class TrainConfig:
-    """Everything that defines a run; stored in `training.json` and in checkpoints."""
-
-    base: str
-    output: str
-    epochs: int = 4
-    freeze_epochs: int = 1
-    lr: float = 1e-4
-    head_lr: float = 1e-3
-    layer_decay: float = 1.3
-    phi_weight: float = 3.0
-    dropout: float = 0.1
-    weight_decay: float = 0.01
-    max_length: int = 256
-    stride: int = 32
-    batch_size: int = 16
-    shape_dim: int = 16
-    seed: int = 0
-    cut_frac: float = 0.1
-    ratio: float = 32.0
-    beta_high: float = 0.95
-    beta_low: float = 0.85
-    val_fraction: float = 0.1
-    patience: int = 2
-    checkpoint_every: int = 200
-    max_steps: int = 0  # stop (with a checkpoint) after this many steps in all; 0 = no limit
-    threads: int = 0
-    device: str = "auto"  # auto (cuda when available), cpu, cuda, cuda:N; not part of the resume check
-    labels: tuple[str, ...] = DEFAULT_LABELS
-
-    def __post_init__(self) -> None:
-        if self.epochs < 1 or self.freeze_epochs < 0:
-            raise ValueError("epochs must be at least 1 and freeze_epochs not negative")
-        if self.max_length < 8:
-            raise ValueError("max_length must be at least 8")
-        if self.batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
-        if self.phi_weight <= 0:
-            raise ValueError("phi_weight must be positive")
-        self.labels = tuple(self.labels)
-
-
-@dataclass
-class TrainResult:
-    """What a run reached; `history` has one entry per finished epoch."""
-
-    output: Path
-    best_f1: float
-    best_epoch: int
-    steps: int
-    seconds: float
-    stopped: str
-    history: list[dict[str, float]] = field(default_factory=list)
-
-
-EpochCallback = Callable[[int, dict[str, float]], None]
-
-
-def _class_weights(labels: Sequence[str], phi_weight: float) -> torch.Tensor:
-    return torch.tensor([1.0 if label == "O" else float(phi_weight) for label in labels], dtype=torch.float32)
-
-
-def _layer_index(name: str) -> int | None:
-    """Encoder layer number in a parameter name (`encoder.layer.3.` / `layers.3.`), if any."""
-    parts = name.split(".")
-    for i, part in enumerate(parts[:-1]):
-        if part in ("layer", "layers", "h", "block") and parts[i + 1].isdigit():
-            return int(parts[i + 1])
-    return None
-
-
-def parameter_groups(model: ShapeTokenClassifier) -> list[list[tuple[str, nn.Parameter]]]:
-    """Parameters by depth, top first: head, top encoder layer, ..., bottom layer, embeddings.
-
-    Encoder parameters outside numbered layers (embeddings, final norms) go to the bottom group,
-    except a pooler or final norm above the layers, which joins the top layer.
-    """
-    head_ids = {id(p) for p in model.head_parameters()}
-    layered: dict[int, list[tuple[str, nn.Parameter]]] = {}
-    other: list[tuple[str, nn.Parameter]] = []
-    top_extra: list[tuple[str, nn.Parameter]] = []
-    for name, param in model.encoder.named_parameters():
-        index = _layer_index(name)
-        if index is not None:
-            layered.setdefault(index, []).append((name, param))
-        elif "embed" in name:
-            other.append((name, param))
-        else:
-            top_extra.append((name, param))
-    groups: list[list[tuple[str, nn.Parameter]]] = [
-        [(n, p) for n, p in model.named_parameters() if id(p) in head_ids]
-    ]
-    for k, index in enumerate(sorted(layered, reverse=True)):
-        groups.append(layered[index] + (top_extra if k == 0 else []))
-    if not layered:
-        other.extend(top_extra)
-    if other:
-        groups.append(other)
-    return groups
-
-
-def _no_decay(name: str, param: nn.Parameter) -> bool:
-    """Biases, norms and the shape embedding are not weight-decayed (as usual for transformers)."""
-    return param.ndim < 2 or "norm" in name.lower() or name.startswith("shape_embedding")
 
 
 class Trainer:
@@ -193,7 +66,7 @@ class Trainer:
             torch.set_num_threads(int(config.threads))
         torch.manual_seed(config.seed)
         self.device = resolve_device(config.device)
-        self.tokenizer = _tokenizer(config.base)
+        self.tokenizer = base_tokenizer(config.base)
         max_tokens = config.max_length - self.tokenizer.n_special
         if max_tokens < 4:
             raise ValueError(f"max_length {config.max_length} leaves no room for word pieces")
@@ -215,16 +88,10 @@ class Trainer:
         log.info("training on %s", self.device)
         self.groups = parameter_groups(self.model)
         self.peaks = discriminative_lrs(config.lr, len(self.groups), config.layer_decay)
-        param_groups: list[dict[str, Any]] = []
-        for depth, members in enumerate(self.groups):
-            for no_decay in (False, True):
-                params = [p for n, p in members if _no_decay(n, p) == no_decay]
-                if params:
-                    wd = 0.0 if no_decay else config.weight_decay
-                    param_groups.append({"params": params, "depth": depth, "weight_decay": wd, "lr": 0.0})
+        param_groups = optimizer_groups(self.groups, config.weight_decay)
         self.optimizer = torch.optim.AdamW(param_groups, lr=0.0, betas=(config.beta_high, 0.999))
         self.loss_fn = nn.CrossEntropyLoss(
-            weight=_class_weights(config.labels, config.phi_weight).to(self.device), ignore_index=IGNORE_INDEX
+            weight=class_weights(config.labels, config.phi_weight).to(self.device), ignore_index=IGNORE_INDEX
         )
         self.steps_per_epoch = math.ceil(len(self.train_examples) / config.batch_size)
         self.state: dict[str, Any] = {
@@ -385,7 +252,7 @@ class Trainer:
             return False
         data = torch.load(path, map_location="cpu", weights_only=False)
         saved = data["config"]
-        changed = [k for k in _RESUME_KEYS if saved.get(k) != getattr(self.config, k)]
+        changed = [k for k in RESUME_KEYS if saved.get(k) != getattr(self.config, k)]
         if changed:
             raise ValueError(
                 f"cannot resume: the checkpoint was made with other settings ({', '.join(changed)}); "
@@ -403,17 +270,8 @@ class Trainer:
 
     def save_model(self, folder: Path | None = None) -> Path:
         """The current weights as a model folder (+ tokenizer files, training.json)."""
-        folder = folder or self.output
-        folder.mkdir(parents=True, exist_ok=True)
-        self.model.save_pretrained(folder)
-        base = Path(self.config.base)
-        for name in _TOKENIZER_FILES:
-            if (base / name).exists():
-                shutil.copyfile(base / name, folder / name)
-        if not (folder / "tokenizer.json").exists():
-            self.tokenizer.tokenizer.save(str(folder / "tokenizer.json"))
-        _set_window_limit(folder, self.config.max_length)
-        return folder
+        c = self.config
+        return save_model_folder(self.model, self.tokenizer, c.base, folder or self.output, c.max_length)
 
     def write_summary(self, stopped: str) -> None:
         summary = {
@@ -440,8 +298,9 @@ class Trainer:
         c = self.config
         self.output.mkdir(parents=True, exist_ok=True)
         if resume and self.load_checkpoint():
-            log.info("resuming at epoch %d, batch %d (step %d)", self.state["epoch"], self.state["batch"],
-                     self.state["step"])
+            log.info(
+                "resuming at epoch %d, batch %d (step %d)", self.state["epoch"], self.state["batch"], self.state["step"]
+            )
         stopped = "finished"
         started = time.perf_counter() - self.state["seconds"]
         while self.state["epoch"] < c.epochs:
@@ -463,12 +322,20 @@ class Trainer:
                 if c.checkpoint_every and self.state["step"] % c.checkpoint_every == 0:
                     self.save_checkpoint()
             scores = self.evaluate()
-            entry = {"epoch": float(epoch), "phase_head": float(self.phase(epoch) == "head"),
-                     "train_loss": float(np.mean(losses)) if losses else float("nan"), **scores}
+            entry = {
+                "epoch": float(epoch),
+                "phase_head": float(self.phase(epoch) == "head"),
+                "train_loss": float(np.mean(losses)) if losses else float("nan"),
+                **scores,
+            }
             self.state["history"].append(entry)
             f1 = scores.get("f1", -1.0) if scores else -1.0
-            log.info("epoch %d done: train loss %.4f, validation %s", epoch, entry["train_loss"],
-                     ", ".join(f"{k} {v:.4f}" for k, v in scores.items() if k != "tokens"))
+            log.info(
+                "epoch %d done: train loss %.4f, validation %s",
+                epoch,
+                entry["train_loss"],
+                ", ".join(f"{k} {v:.4f}" for k, v in scores.items() if k != "tokens"),
+            )
             improved = not scores or f1 > self.state["best_f1"]
             if improved:
                 self.state["best_f1"], self.state["best_epoch"], self.state["bad_epochs"] = f1, epoch, 0
@@ -507,37 +374,6 @@ def resolve_device(name: str = "auto") -> torch.device:
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {name!r} asked for, but torch sees no CUDA device")
     return device
-
-
-def _set_window_limit(folder: Path, max_length: int) -> None:
-    """Record the training window length as the tokenizer's `model_max_length`: the detector (and
-    `radeid model export`) read it, so inference windows are no longer than the ones trained on."""
-    path = folder / "tokenizer_config.json"
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-            data = loaded if isinstance(loaded, dict) else {}
-        except (OSError, json.JSONDecodeError):
-            data = {}
-    data["model_max_length"] = int(max_length)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-
-
-def _tokenizer(base: str) -> PieceTokenizer:
-    """The base model's fast tokenizer, set up exactly as the detector sets it up."""
-    from tokenizers import Tokenizer
-
-    folder = Path(base)
-    if (folder / "tokenizer.json").exists():
-        return PieceTokenizer(Tokenizer.from_file(str(folder / "tokenizer.json")))
-    from transformers import AutoTokenizer
-
-    auto = AutoTokenizer.from_pretrained(base)
-    backend = getattr(auto, "backend_tokenizer", None)
-    if backend is None:
-        raise ValueError(f"{base!r} has no fast tokenizer (tokenizer.json); radeid needs offsets")
-    return PieceTokenizer(backend)
 
 
 def train(
