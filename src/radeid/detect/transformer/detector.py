@@ -90,7 +90,7 @@ class TransformerDetector:
     ) -> None:
         self.check_forms = check_forms
         if not str(model):
-            raise ModelLoadError("no model given (transformer.model is empty)")
+            raise ModelLoadError("no model given (detectors.transformer.model is empty)")
         _check_options(threshold, stride)
         loaded = load_model(
             model, backend=backend, batch_size=batch_size, threads=threads, device=device, onnx_file=onnx_file
@@ -146,7 +146,7 @@ class TransformerDetector:
     def from_config(cls, config: TransformerConfig) -> TransformerDetector:
         if not config.model:
             raise ConfigError(
-                "the transformer detector needs a model: set transformer.model to an ONNX export folder "
+                "the transformer detector needs a model: set detectors.transformer.model to an ONNX export folder "
                 "(`radeid model export`), a Hugging Face model folder, or a hub name"
             )
         return cls(

@@ -146,7 +146,7 @@ def parse_thresholds(raw: object) -> dict[Category, float]:
     return out
 
 
-#: `transformer.model` value that names the model bundled with radeid (`src/radeid/models/default`).
+#: `detectors.transformer.model` value that names the model bundled with radeid (`src/radeid/models/default`).
 BUNDLED_MODEL = "bundled"
 
 
