@@ -16,24 +16,10 @@ from radeid.cli_support import (
     EXIT_USAGE,
     EXIT_WRONG_KEY,
     AgeMode,
-    AgeOpt,
-    AllowOpt,
-    BatchOpt,
-    ConfigOpt,
-    DenyOpt,
     FormatOpt,
-    HospitalOpt,
-    IdColOpt,
     Mode,
-    ModelOpt,
-    NoModelOpt,
-    OnErrorOpt,
-    PatientColOpt,
     QuietOpt,
     Scope,
-    TextColOpt,
-    ThresholdOpt,
-    VendorOpt,
     check_input,
     check_job_paths,
     config_reads,
@@ -44,6 +30,7 @@ from radeid.cli_support import (
     note,
     report,
     run_job,
+    with_shared_options,
 )
 from radeid.config import Config, ConfigError
 from radeid.evaluate.commands import register as register_evaluate
@@ -118,6 +105,7 @@ def _total(input_path: Path, fmt: InputFormat | None) -> int | None:
 
 
 @app.command()
+@with_shared_options
 def deid(
     input_path: Annotated[
         Path, typer.Argument(metavar="INPUT", help="A file (.jsonl/.csv/.parquet/.txt/.xml) or a folder.")
@@ -167,31 +155,16 @@ def deid(
     ] = None,
     mask_char: Annotated[str | None, typer.Option("--mask-char", help="Character for mask/fixed modes.")] = None,
     mask_length: Annotated[int | None, typer.Option("--mask-length", min=1, help="Length in fixed mode.")] = None,
-    input_format: FormatOpt = None,
     output_format: Annotated[
         InputFormat | None, typer.Option("--output-format", help="Output format (default: the input's).")
     ] = None,
-    config: ConfigOpt = None,
     audit: Annotated[
         Path | None, typer.Option("--audit", help="Audit JSONL path (default: OUTPUT.audit.jsonl beside OUTPUT).")
     ] = None,
-    hospital_list: HospitalOpt = None,
-    vendor_list: VendorOpt = None,
-    deny_list: DenyOpt = None,
-    allow_list: AllowOpt = None,
-    id_col: IdColOpt = None,
-    text_col: TextColOpt = None,
-    patient_col: PatientColOpt = None,
     keep_column: Annotated[
         list[str] | None,
         typer.Option("--keep-column", help="Copy this input column to the output unchanged (repeatable)."),
     ] = None,
-    on_error: OnErrorOpt = None,
-    batch_size: BatchOpt = None,
-    age_threshold: AgeOpt = None,
-    model: ModelOpt = None,
-    no_model: NoModelOpt = False,
-    threshold: ThresholdOpt = None,
     workers: Annotated[
         int | None,
         typer.Option("--workers", "-w", min=1, help="Worker processes (default: one per available core)."),
@@ -200,7 +173,7 @@ def deid(
         bool,
         typer.Option("--resume", help="Continue an interrupted run from its work folder beside the output."),
     ] = False,
-    quiet: QuietOpt = False,
+    **shared: Any,
 ) -> None:
     """De-identify documents: detect PHI, replace it, write the output and an audit of every span.
 
@@ -221,14 +194,12 @@ def deid(
       radeid deid big.jsonl -o deid.jsonl --key-file site.key --workers 2 --resume
     """
     check_input(input_path)
+    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
     overlay = job_overrides(
-        mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
+        **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
         day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
         keep_state=keep_state, vault=vault, mask_char=mask_char, mask_length=mask_length,
-        input_format=input_format, output_format=output_format, audit=audit, hospital_list=hospital_list,
-        vendor_list=vendor_list, deny_list=deny_list, allow_list=allow_list, id_col=id_col, text_col=text_col,
-        patient_col=patient_col, keep_column=keep_column, on_error=on_error, batch_size=batch_size,
-        age_threshold=age_threshold, model=model, threshold=threshold,
+        output_format=output_format, audit=audit, keep_column=keep_column,
     )  # fmt: skip
     try:
         cfg = load_job_config(config, overlay, no_model=no_model)
@@ -310,25 +281,11 @@ def run_deid(
 
 
 @app.command()
+@with_shared_options
 def detect(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="A file or folder, as for deid.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Spans JSONL: one line per document, no text.")],
-    input_format: FormatOpt = None,
-    config: ConfigOpt = None,
-    hospital_list: HospitalOpt = None,
-    vendor_list: VendorOpt = None,
-    deny_list: DenyOpt = None,
-    allow_list: AllowOpt = None,
-    id_col: IdColOpt = None,
-    text_col: TextColOpt = None,
-    patient_col: PatientColOpt = None,
-    on_error: OnErrorOpt = None,
-    batch_size: BatchOpt = None,
-    age_threshold: AgeOpt = None,
-    model: ModelOpt = None,
-    no_model: NoModelOpt = False,
-    threshold: ThresholdOpt = None,
-    quiet: QuietOpt = False,
+    **shared: Any,
 ) -> None:
     """Detect PHI without changing anything: write every resolved span (offsets, category, source, score).
 
@@ -339,13 +296,9 @@ def detect(
       radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
     """
     check_input(input_path)
-    overlay = job_overrides(
-        input_format=input_format, hospital_list=hospital_list, vendor_list=vendor_list, deny_list=deny_list,
-        allow_list=allow_list, id_col=id_col, text_col=text_col, patient_col=patient_col, on_error=on_error,
-        batch_size=batch_size, age_threshold=age_threshold, model=model, threshold=threshold,
-    )  # fmt: skip
+    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
     try:
-        cfg = load_job_config(config, overlay, no_model=no_model)
+        cfg = load_job_config(config, job_overrides(**shared), no_model=no_model)
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     reads = {"the input": input_path, "--config": config, **config_reads(cfg)}

@@ -7,6 +7,8 @@ TOML file describe a job the same way and an option left out never hides the fil
 
 from __future__ import annotations
 
+import functools
+import inspect
 import time
 from collections.abc import Callable, Mapping
 from enum import Enum
@@ -121,6 +123,55 @@ ThresholdOpt = Annotated[
         "bundled model).",
     ),
 ]
+
+
+#: Options `deid` and `detect` share, declared once: (annotation, default).
+SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "input_format": (FormatOpt, None),
+    "config": (ConfigOpt, None),
+    "hospital_list": (HospitalOpt, None),
+    "vendor_list": (VendorOpt, None),
+    "deny_list": (DenyOpt, None),
+    "allow_list": (AllowOpt, None),
+    "id_col": (IdColOpt, None),
+    "text_col": (TextColOpt, None),
+    "patient_col": (PatientColOpt, None),
+    "on_error": (OnErrorOpt, None),
+    "batch_size": (BatchOpt, None),
+    "age_threshold": (AgeOpt, None),
+    "model": (ModelOpt, None),
+    "no_model": (NoModelOpt, False),
+    "threshold": (ThresholdOpt, None),
+    "quiet": (QuietOpt, False),
+}
+
+
+def with_shared_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter.
+
+    Typer reads a command's options from its signature; this writes them into the signature
+    once, so `deid` and `detect` cannot drift apart (written by hand because typer has no
+    option groups).
+    """
+    hints = inspect.get_annotations(func, eval_str=True)
+    own = [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in inspect.signature(func).parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        for name, (annotation, default) in SHARED_OPTIONS.items()
+    ]
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> None:
+        func(*args, **kwargs)
+
+    parameters = [*own, *shared]
+    command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return command
 
 
 def job_overrides(**options: Any) -> dict[str, Any]:
