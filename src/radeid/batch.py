@@ -119,17 +119,9 @@ def _documents(
 def pipeline_issue(doc: Document, error_type: str, on_error: OnError) -> ReadIssue:
     """An error of the pipeline on one document: where it is, its id and the exception *type* only
     (an exception's message or traceback may quote the text)."""
-    meta = doc.metadata
     then = "; skipped" if on_error == "skip" else ""
-    return ReadIssue(
-        str(meta.get("path", "")),
-        meta.get("line"),
-        doc.id,
-        f"the pipeline failed on this document ({error_type}){then}",
-        "error",
-        meta.get("row"),
-        code="pipeline",
-    )
+    reason = f"the pipeline failed on this document ({error_type}){then}"
+    return ReadIssue.at(doc.id, doc.metadata, reason, "error", code="pipeline")
 
 
 def deidentify_each(
@@ -279,8 +271,7 @@ def reidentify_path(
             for doc in batch:
                 rows = vault_rows.get(doc.id)
                 if rows is None:
-                    meta = doc.metadata
-                    where = ReadIssue(str(meta.get("path", "")), meta.get("line"), doc.id, "", row=meta.get("row"))
+                    where = ReadIssue.at(doc.id, doc.metadata, "")
                     raise VaultMissingError(
                         f"{where.describe().removesuffix(': ')}: this document is not in the vault; is it the "
                         "vault of another run? Nothing was written"

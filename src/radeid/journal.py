@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from radeid import metakeys
 from radeid.categories import Category
 from radeid.commit import fsync_dir as _fsync_dir
 from radeid.document import Replacement, Result, Span
@@ -137,7 +138,7 @@ def docs_digest(docs: Iterable[Any]) -> str:
     """
     digest = hashlib.blake2b(digest_size=20)
     for doc in docs:
-        columns = doc.metadata.get("columns") or {}
+        columns = doc.metadata.get(metakeys.COLUMNS) or {}
         for value in (doc.id, doc.text, doc.patient_id, json.dumps(columns, sort_keys=True, default=repr)):
             raw = b"\x00" if value is None else b"\x01" + value.encode("utf-8", "surrogatepass")
             digest.update(len(raw).to_bytes(8, "little") + raw)

@@ -15,7 +15,11 @@ yielded for it); ``"warning"`` means the `Document` was still yielded but someth
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from radeid import metakeys
 
 __all__ = [
     "ColumnError",
@@ -70,6 +74,21 @@ class ReadIssue:
     def __post_init__(self) -> None:
         if self.severity not in ("error", "warning"):
             raise ValueError(f"severity must be 'error' or 'warning', not {self.severity!r}")
+
+    @classmethod
+    def at(
+        cls, doc_id: str, metadata: Mapping[str, Any], reason: str, severity: str = "error", code: str | None = None
+    ) -> ReadIssue:
+        """An issue about a document that was read: located by the reader's metadata (file, line, row)."""
+        return cls(
+            str(metadata.get(metakeys.PATH, "")),
+            metadata.get(metakeys.LINE),
+            doc_id,
+            reason,
+            severity,
+            metadata.get(metakeys.ROW),
+            code=code,
+        )
 
     @property
     def is_error(self) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from radeid import metakeys
 from radeid.categories import Category, split_label
 from radeid.document import Span
 from radeid.labelmaps import IGNORE, load_label_map
@@ -39,8 +40,8 @@ GOLD_SOURCE = "gold"
 
 #: `Document.metadata` key for gold regions whose label is known but not PHI (`IGNORE`, `O`,
 #: `OTHER`, e.g. i2b2 PROFESSION): `[(start, end), ...]`, so evaluation can leave them out of
-#: false positives. Same value as `radeid.evaluate.metrics.IGNORED_SPANS_KEY`.
-IGNORED_SPANS_KEY = "ignored_spans"
+#: false positives. Defined in `radeid.metakeys` (`IGNORED_SPANS`); kept here for importers.
+IGNORED_SPANS_KEY = metakeys.IGNORED_SPANS
 
 
 @dataclass

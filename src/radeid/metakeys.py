@@ -1,0 +1,51 @@
+"""The keys of `Document.metadata`, defined once.
+
+Readers set them, writers, the journal, the batch runner, evaluation and synthesis read them;
+a key spelled two ways would silently lose what one side wrote. Values are plain strings so
+that metadata stays a JSON-friendly mapping.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AUGMENTED_FROM",
+    "COLUMNS",
+    "IGNORED_SPANS",
+    "KIND",
+    "LINE",
+    "NEGATIVES",
+    "ORIGIN",
+    "PATH",
+    "RELPATH",
+    "ROW",
+    "SOURCE",
+    "UPPER",
+]
+
+# ---- where a document was read from (set by `radeid.io` readers)
+#: The file the document came from (`str`).
+PATH = "path"
+#: 1-based physical line where the record starts (JSONL, CSV; `int`).
+LINE = "line"
+#: 1-based data row, header not counted (CSV, Parquet; `int`).
+ROW = "row"
+#: Path relative to the input folder, `/`-separated, with suffix (folder formats; `str`).
+RELPATH = "relpath"
+#: Input columns the user chose to keep (`keep_columns`), copied to the output (`dict`).
+COLUMNS = "columns"
+#: Gold regions that are not PHI, as sorted `(start, end)` pairs (gold readers; evaluation).
+IGNORED_SPANS = "ignored_spans"
+
+# ---- what a generated document is (synthesis, augmentation, training data)
+#: Where a generated document comes from (`"radeid-synth"`, an augmentation, prose).
+SOURCE = "source"
+#: The corpus a prose document was drawn from.
+ORIGIN = "origin"
+#: The report kind of a synthetic document (`"ct"`, ...).
+KIND = "kind"
+#: Hard negatives planted in a synthetic document.
+NEGATIVES = "negatives"
+#: Whether a synthetic document is written in upper case.
+UPPER = "upper"
+#: The id of the document an augmented one was made from.
+AUGMENTED_FROM = "augmented_from"
