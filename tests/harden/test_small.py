@@ -39,11 +39,11 @@ def test_integral_float_ids_and_patient_ids_count_as_their_digits(tmp_path: Path
 
 
 def test_a_lost_row_group_counts_all_its_rows(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
-    import radeid.io.readers as readers
+    import radeid.io.parquet as parquet_format
 
     src = tmp_path / "g.parquet"
     pq.write_table(pa.table({"id": [f"r{i}" for i in range(1000)], "text": ["x"] * 1000}), src, row_group_size=1000)
-    monkeypatch.setattr(readers, "_column_values", lambda column: (_ for _ in ()).throw(pa.ArrowInvalid("bad")))
+    monkeypatch.setattr(parquet_format, "_column_values", lambda column: (_ for _ in ()).throw(pa.ArrowInvalid("bad")))
     out = tmp_path / "o.parquet"
     code, output = invoke("deid", src, "-o", out, "--no-model", "--mode", "tag", "--on-error", "skip", "-w", "1")
     assert "1000 record(s) skipped" in output.replace("\n", " "), output

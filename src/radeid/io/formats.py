@@ -1,4 +1,9 @@
-"""Supported formats and how a path tells us which one it is."""
+"""Supported formats and how a path tells us which one it is.
+
+Adding a format: a member of `InputFormat`, its suffixes in `_SUFFIXES`, the module that reads
+and writes it in `FORMAT_MODULES` (it defines a `radeid.io.registry.FormatHandler` named like
+the member), and nothing else: `radeid.io.registry` finds it there.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from pathlib import Path
 
 from radeid.io.errors import FormatError
 
-__all__ = ["FOLDER_FORMATS", "InputFormat", "detect_format", "is_gzip", "walk_files"]
+__all__ = ["FOLDER_FORMATS", "FORMAT_MODULES", "InputFormat", "detect_format", "is_gzip", "walk_files"]
 
 
 class InputFormat(str, Enum):
@@ -33,8 +38,21 @@ class InputFormat(str, Enum):
         try:
             return cls(str(value).strip().lower())
         except ValueError:
-            raise FormatError(f"unknown format {value!r}; known formats: {_known()}") from None
+            from radeid.io.registry import unknown_format  # the registry knows every format's name
 
+            raise unknown_format(value) from None
+
+
+#: The module that reads and writes each format; it defines a `FormatHandler` named like the
+#: member (`radeid.io.jsonl:JSONL`), imported on first use by `radeid.io.registry`.
+FORMAT_MODULES: dict[InputFormat, str] = {
+    InputFormat.JSONL: "radeid.io.jsonl",
+    InputFormat.CSV: "radeid.io.delimited",
+    InputFormat.PARQUET: "radeid.io.parquet",
+    InputFormat.TXT: "radeid.io.folders",
+    InputFormat.I2B2: "radeid.io.folders",
+    InputFormat.BRAT: "radeid.io.folders",
+}
 
 #: Formats stored as one file per document (a folder, or a single file for one document).
 FOLDER_FORMATS = frozenset({InputFormat.TXT, InputFormat.I2B2, InputFormat.BRAT})

@@ -1,0 +1,149 @@
+"""JSONL (one JSON object per line, `.jsonl`/`.ndjson`, optionally gzip): reader and writer.
+
+Lines are split on the byte `\\n` before decoding, so one bad line (undecodable bytes, broken JSON)
+is one `ReadIssue` and never spoils the others. JSONL has no header: the first object stands in
+for one (a missing id or text field is one `ColumnError` up front).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from radeid.document import Document, Result
+from radeid.io.atomic import TextDocumentWriter
+from radeid.io.errors import FormatError, ReadIssue
+from radeid.io.formats import InputFormat, is_gzip
+from radeid.io.records import (
+    STREAM_ERRORS,
+    ReadOptions,
+    Record,
+    bom_encoding,
+    build_document,
+    coerce_id,
+    column_error,
+    decode_error_reason,
+)
+from radeid.io.registry import FormatHandler
+
+__all__ = ["JSONL", "JsonlWriter", "read_jsonl"]
+
+#: The first object within this many lines stands in for a header.
+SCHEMA_PEEK_LINES = 1000
+
+
+def _open_binary(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")  # noqa: SIM115
+
+
+def _parse(raw: bytes, encoding: str) -> tuple[Any, str | None]:
+    """`(object, None)` or `(None, reason)` for one line."""
+    try:
+        line = raw.decode(encoding).rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        return None, decode_error_reason(exc, encoding, raw)
+    try:
+        return json.loads(line), None
+    except json.JSONDecodeError as exc:
+        # json's own message may end in "at" ("Invalid control character at")
+        return None, f"malformed JSON: {exc.msg.removesuffix(' at')} at column {exc.pos + 1}"
+    except RecursionError:
+        return None, "malformed JSON: nested too deeply"
+
+
+def _jsonl_objects(path: Path, encoding: str) -> Iterator[tuple[int, bytes, Any, str | None]]:
+    """`(line, raw, object, error)` per non-blank line; exactly one of object/error is set."""
+    first_encoding = bom_encoding(encoding)
+    with _open_binary(path) as handle:
+        for lineno, raw in enumerate(handle, 1):
+            if raw.strip():
+                yield lineno, raw, *_parse(raw, first_encoding if lineno == 1 else encoding)
+
+
+def _salvage_id(raw: bytes, encoding: str, id_col: str) -> str | None:
+    """The id of a line that failed to decode, to name it in the issue (best effort)."""
+    try:
+        obj = json.loads(raw.decode(encoding, errors="replace"))
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if isinstance(obj, dict):
+        doc_id, _ = coerce_id(obj.get(id_col), id_col)
+        return doc_id
+    return None
+
+
+# ------------------------------------------------------------------------------------ field check
+
+
+def _check_jsonl_fields(path: Path, options: ReadOptions) -> None:
+    """The first object decides: if it lacks the id or text field, the names are surely wrong."""
+    try:
+        for lineno, _raw, obj, _error in _jsonl_objects(path, options.encoding):
+            if lineno > SCHEMA_PEEK_LINES:
+                return
+            if not isinstance(obj, dict):
+                continue
+            available = [str(k) for k in obj]
+            where = f"the first record of {path} (line {lineno})"
+            if options.id_col not in obj:
+                raise column_error("id", options.id_col, available, where, "id_col / --id-col")
+            if options.text_col not in obj:
+                raise column_error("text", options.text_col, available, where, "text_col / --text-col")
+            return
+    except STREAM_ERRORS as exc:
+        raise FormatError(f"cannot read {path}: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def read_jsonl(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:
+    if "\n".encode(options.encoding) != b"\n":
+        # Lines are split on the byte 0x0A before decoding (so one bad line cannot spoil the rest).
+        raise FormatError(f"JSONL needs an ASCII-compatible encoding (utf-8, latin-1, ...), not {options.encoding!r}")
+    _check_jsonl_fields(path, options)
+    return _iter_jsonl(path, options, mapping)
+
+
+def _iter_jsonl(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:
+    source = str(path)
+    lineno = 0
+    try:
+        for lineno, raw, obj, error in _jsonl_objects(path, options.encoding):
+            if error is not None:
+                yield ReadIssue(source, lineno, _salvage_id(raw, options.encoding, options.id_col), error)
+                continue
+            if not isinstance(obj, dict):
+                yield ReadIssue(source, lineno, None, f"expected a JSON object, got {_json_type(obj)}")
+                continue
+            patient_col = options.patient_col or ("patient_id" if "patient_id" in obj else None)
+            rec = Record(obj, source, lineno, None)
+            yield from build_document(
+                rec, options, patient_col=patient_col, mapping=mapping, with_spans=True, encoding=options.encoding
+            )
+    except STREAM_ERRORS as exc:
+        yield ReadIssue(source, lineno + 1 if lineno else None, None, f"cannot read the rest of the file: {exc}")
+
+
+def _json_type(value: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+
+
+# ------------------------------------------------------------------------------------ writing
+
+
+class JsonlWriter(TextDocumentWriter):
+    """One object a line: `{id_col, text_col, *kept}`."""
+
+    format = InputFormat.JSONL
+
+    def _write(self, result: Result) -> None:
+        record: dict[str, Any] = {self.options.id_col: result.document.id, self.options.text_col: result.text}
+        record.update(self.kept(result))
+        self._file.handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+
+JSONL = FormatHandler(read=read_jsonl, open_writer=JsonlWriter)

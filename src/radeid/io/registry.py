@@ -1,0 +1,71 @@
+"""The format registry: every input and output format by the name a command line or config uses.
+
+`read_documents` and `open_writer` look a format up here instead of walking an
+`if/elif` chain. Each format's module defines one `FormatHandler` (how to read it, how to write
+it) and `radeid.io.formats.FORMAT_MODULES` says which
+module that is; entries are lazy, so a module (and what it imports, pyarrow for Parquet) is loaded
+only when its format is used. An unknown name is an `UnknownFormatError`, which is both the
+`FormatError` the io layer's callers catch and the `ConfigError` every registry raises, and lists
+the known names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from radeid.config import ConfigError
+from radeid.document import Document
+from radeid.io.atomic import DocumentWriter
+from radeid.io.errors import FormatError, ReadIssue
+from radeid.io.formats import FORMAT_MODULES, InputFormat
+from radeid.io.records import ReadOptions
+from radeid.registry import Registry
+
+__all__ = [
+    "FORMATS",
+    "FormatHandler",
+    "Reader",
+    "UnknownFormatError",
+    "WriterFactory",
+    "format_handler",
+    "unknown_format",
+]
+
+#: `(path, options, label map) -> records`. Raises whole-input problems (a missing column) when
+#: called, before the first record; yields per-record problems as `ReadIssue`s.
+Reader = Callable[[Path, ReadOptions, Mapping[str, str] | None], Iterator[Document | ReadIssue]]
+#: `(path, options, overwrite) -> DocumentWriter` (see `radeid.io.writers.open_writer`).
+WriterFactory = Callable[[Path, ReadOptions, bool | None], DocumentWriter]
+
+
+@dataclass(frozen=True)
+class FormatHandler:
+    """All that radeid does with one format."""
+
+    read: Reader
+    open_writer: WriterFactory
+
+
+class UnknownFormatError(FormatError, ConfigError):
+    """A format name no module registered; the message lists the known ones."""
+
+
+#: Every format by name (`"jsonl"`, `"csv"`, ...).
+FORMATS: Registry[FormatHandler] = Registry("format")
+for _fmt, _module in FORMAT_MODULES.items():
+    FORMATS.register_lazy(_fmt.value, f"{_module}:{_fmt.name}")
+
+
+def unknown_format(name: object) -> UnknownFormatError:
+    """The error for a name that is not a format (`unknown format 'x'; known: brat, csv, ...`)."""
+    return UnknownFormatError(f"unknown format {str(name)!r}; known: {', '.join(FORMATS.names())}")
+
+
+def format_handler(fmt: InputFormat | str) -> FormatHandler:
+    """The handler of `fmt` (an `InputFormat` or its name, any case)."""
+    name = fmt.value if isinstance(fmt, InputFormat) else str(fmt).strip().lower()
+    if name not in FORMATS:
+        raise unknown_format(fmt)
+    return FORMATS.get(name)
