@@ -35,6 +35,7 @@ import typer
 
 from radeid.config import Config, ConfigError
 from radeid.document import Document
+from radeid.io.audit import SPAN_FIELDS, span_rows
 from radeid.spec import MODES, SURROGATE, PipelineSpec
 
 if TYPE_CHECKING:
@@ -55,16 +56,7 @@ __all__ = [
 ]
 
 #: The fields of one audit struct, as in the audit JSONL of `radeid deid` (less doc_id).
-AUDIT_FIELDS: tuple[tuple[str, str], ...] = (
-    ("start", "int"),
-    ("end", "int"),
-    ("category", "string"),
-    ("subtype", "string"),
-    ("source", "string"),
-    ("score", "double"),
-    ("out_start", "int"),
-    ("out_end", "int"),
-)
+AUDIT_FIELDS = SPAN_FIELDS
 
 _CACHE: OrderedDict[str, Deidentifier] = OrderedDict()
 _CACHE_SIZE = 2
@@ -119,25 +111,6 @@ def _as_id(value: Any) -> str | None:
         return _as_id(value.item())
     text = str(value)
     return text if text.strip() else None
-
-
-def _audit_rows(result: Any) -> list[dict[str, Any]]:
-    rows = []
-    for rep, (out_start, out_end) in zip(result.replacements, result.output_offsets(), strict=True):
-        span = rep.span
-        rows.append(
-            {
-                "start": span.start,
-                "end": span.end,
-                "category": span.category.value,
-                "subtype": span.subtype,
-                "source": span.source,
-                "score": round(float(span.score), 4),
-                "out_start": out_start,
-                "out_end": out_end,
-            }
-        )
-    return rows
 
 
 class SparkDocumentError(RuntimeError):
@@ -198,7 +171,7 @@ def _deid_partition(
             good = [pair for n, pair in enumerate(chunk) if n not in bad]
             for (i, _doc), result in zip(good, results, strict=True):
                 out_texts[i] = result.text
-                spans[i] = _audit_rows(result)
+                spans[i] = span_rows(result)
         out = frame.copy()
         out[output_col] = out_texts
         out[spans_col] = spans

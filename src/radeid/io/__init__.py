@@ -1,11 +1,15 @@
 """Streaming readers and writers for every supported document format."""
 
+from radeid.io.audit import AuditRecord, read_audit
 from radeid.io.errors import ColumnError, FormatError, InputNotFoundError, OutputExistsError, RadeidIOError, ReadIssue
 from radeid.io.formats import InputFormat, detect_format
 from radeid.io.readers import ReadOptions, read_documents
+from radeid.io.registry import FORMATS
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
 
 __all__ = [
+    "FORMATS",
+    "AuditRecord",
     "AuditWriter",
     "ColumnError",
     "FormatError",
@@ -17,6 +21,7 @@ __all__ = [
     "ReadOptions",
     "detect_format",
     "open_writer",
+    "read_audit",
     "read_documents",
     "write_spans_jsonl",
 ]

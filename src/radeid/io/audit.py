@@ -1,5 +1,6 @@
-"""The audit: one record per replacement, written by `radeid deid` and `spark-deid`. Its fields and
-how a `Result` becomes audit rows are defined here once, so every writer agrees.
+"""The audit: one record per replacement, written by `radeid deid` and `spark-deid`, read back by
+the review page and by checks. Its fields, how a `Result` becomes audit rows and how an audit
+file is read are defined here once, so every writer and reader agrees.
 
 A line is `{"doc_id", "patient_id"?, "start", "end", "category", "subtype", "source", "score",
 "out_start", "out_end", "replacement_kind"?}`: where a span was in the original (`start`, `end`),
@@ -12,19 +13,29 @@ without `subtype` when it is null).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from radeid.document import Result
+from radeid.categories import Category
+from radeid.document import Result, Span
 from radeid.io.atomic import AtomicTextFile, TextFileOutput
+from radeid.io.errors import RadeidIOError
+from radeid.io.formats import is_gzip, walk_files
+from radeid.io.records import STREAM_ERRORS
 
 __all__ = [
     "AUDIT_FIELDS",
     "SPAN_FIELDS",
+    "AuditError",
+    "AuditRecord",
     "AuditWriter",
     "audit_rows",
+    "read_audit",
     "span_rows",
 ]
 
@@ -46,6 +57,8 @@ AUDIT_FIELDS: tuple[tuple[str, str], ...] = (
     *SPAN_FIELDS,
     ("replacement_kind", "string"),
 )
+_OPTIONAL = frozenset({"patient_id", "subtype", "replacement_kind"})
+_CATEGORIES = {c.value: c for c in Category}
 
 
 # ------------------------------------------------------------------------------------ serializing
@@ -110,3 +123,121 @@ class AuditWriter(TextFileOutput):
         self.count += len(rows)
         self.documents += 1
         return len(rows)
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+class AuditError(RadeidIOError, ValueError):
+    """An audit file that cannot be read: names the file and line, never what the line holds."""
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One audit line: a replacement, located in the original and in the output."""
+
+    doc_id: str
+    start: int
+    end: int
+    category: Category
+    subtype: str | None
+    source: str
+    score: float
+    out_start: int
+    out_end: int
+    patient_id: str | None = None
+    replacement_kind: str | None = None
+
+    @property
+    def span(self) -> Span:
+        """The detected span, in the original text."""
+        return Span(self.start, self.end, self.category, self.subtype, self.score, self.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The line as `AuditWriter` writes it (optional fields only when set)."""
+        row: dict[str, Any] = {}
+        for name, _kind in AUDIT_FIELDS:
+            value = getattr(self, name)
+            if value is None and name in ("patient_id", "replacement_kind"):
+                continue
+            row[name] = value.value if isinstance(value, Category) else value
+        return row
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AuditRecord:
+        """Check and convert one parsed line; `ValueError` says which field is wrong (not its value)."""
+        values: dict[str, Any] = {}
+        for name, kind in AUDIT_FIELDS:
+            value = data.get(name)
+            if value is None:
+                if name not in _OPTIONAL:
+                    raise ValueError(f"no {name!r} field" if name not in data else f"{name!r} is null")
+                values[name] = None
+            elif kind == "int":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise ValueError(f"{name!r} must be a non-negative integer")
+                values[name] = value
+            elif kind == "double":
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise ValueError(f"{name!r} must be a number")
+                values[name] = float(value)
+            elif name == "category":
+                if value not in _CATEGORIES:
+                    raise ValueError(f"'category' is not one of {', '.join(_CATEGORIES)}")
+                values[name] = _CATEGORIES[value]
+            elif isinstance(value, str):
+                values[name] = value
+            else:
+                raise ValueError(f"{name!r} must be a string")
+        if values["end"] <= values["start"] or values["out_end"] < values["out_start"]:
+            raise ValueError("offsets out of order ('end' must follow 'start', 'out_end' 'out_start')")
+        return cls(**values)
+
+
+def _audit_files(path: Path) -> list[Path]:
+    """The file itself, or a folder's data files (Spark writes `part-*` files beside `_SUCCESS`)."""
+    if not path.is_dir():
+        return [path]
+    return [f for f in walk_files(path) if not f.name.startswith("_")]
+
+
+def _open_binary(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")  # noqa: SIM115
+
+
+def read_audit(path: str | os.PathLike[str]) -> Iterator[AuditRecord]:
+    """Every record of an audit JSONL (`.gz` too), or of a folder of them (Spark's output), in order.
+
+    Blank lines are skipped. A line that is not an audit record raises `AuditError` naming the
+    file and line and what is wrong, never the line's content; a missing path raises
+    `FileNotFoundError`.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"audit not found: {p}")
+    for file in _audit_files(p):
+        lineno = 0
+        try:
+            with _open_binary(file) as handle:
+                for lineno, raw in enumerate(handle, 1):
+                    if raw.strip():
+                        yield _record(raw, file, lineno)
+        except STREAM_ERRORS as exc:
+            raise AuditError(f"{file} line {lineno + 1}: cannot read the audit ({type(exc).__name__})") from None
+
+
+def _record(raw: bytes, file: Path, lineno: int) -> AuditRecord:
+    try:
+        data = json.loads(raw.decode("utf-8-sig" if lineno == 1 else "utf-8"))
+    except UnicodeDecodeError as exc:
+        raise AuditError(f"{file} line {lineno}: not valid UTF-8 (byte offset {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise AuditError(f"{file} line {lineno}: malformed JSON at column {exc.pos + 1}") from None
+    except RecursionError:
+        raise AuditError(f"{file} line {lineno}: malformed JSON (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise AuditError(f"{file} line {lineno}: not a JSON object")
+    try:
+        return AuditRecord.from_dict(data)
+    except ValueError as exc:
+        raise AuditError(f"{file} line {lineno}: {exc}") from None
