@@ -111,9 +111,10 @@ def _csv_layout(path: Path, options: ReadOptions) -> _CsvLayout | None:
         patient_col = "patient_id"
         index[patient_col] = i
     for name in options.keep_columns:
-        if (i := find(name)) is None:
+        if (i := find(name)) is not None:
+            index[name] = i
+        elif options.require_kept:
             raise column_error("kept", name, header, where, "keep_columns / --keep-column")
-        index[name] = i
     return _CsvLayout(header, index, patient_col)
 
 

@@ -2,7 +2,8 @@
 
 Lines are split on the byte `\\n` before decoding, so one bad line (undecodable bytes, broken JSON)
 is one `ReadIssue` and never spoils the others. JSONL has no header: the first object stands in
-for one (a missing id or text field is one `ColumnError` up front).
+for one (a missing id or text field is one `ColumnError` up front), and a patient or kept column
+that no record has is a `ColumnError` too, listing the fields the first records have.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from radeid.io.registry import FormatHandler
 
 __all__ = ["JSONL", "JsonlWriter", "read_jsonl"]
 
-#: The first object within this many lines stands in for a header.
+#: Records read whole to check the field names (their fields are what an error lists).
 SCHEMA_PEEK_LINES = 1000
 
 
@@ -78,23 +79,81 @@ def _salvage_id(raw: bytes, encoding: str, id_col: str) -> str | None:
 # ------------------------------------------------------------------------------------ field check
 
 
+def _needles(name: str, encoding: str) -> tuple[bytes, ...]:
+    """The bytes a key `name` is written as (raw, `\\u`-escaped, `\\/`-escaped): a line without any
+    of them cannot hold the key, so only lines with one are parsed."""
+    forms = {json.dumps(name, ensure_ascii=False), json.dumps(name)}
+    forms |= {form.replace("/", "\\/") for form in forms}
+    found = []
+    for form in forms:
+        try:
+            found.append(form.encode(encoding))
+        except UnicodeEncodeError:
+            continue
+    return tuple(found)
+
+
+def _wanted_fields(options: ReadOptions) -> dict[str, tuple[str, str]]:
+    """Fields some record must have: `name -> (what, option)` for the error message."""
+    wanted: dict[str, tuple[str, str]] = {}
+    if options.patient_col is not None:
+        wanted[options.patient_col] = ("patient", "patient_col / --patient-col")
+    if options.require_kept:
+        for name in options.keep_columns:
+            wanted.setdefault(name, ("kept", "keep_columns / --keep-column"))
+    return wanted
+
+
 def _check_jsonl_fields(path: Path, options: ReadOptions) -> None:
-    """The first object decides: if it lacks the id or text field, the names are surely wrong."""
+    """Raise a `ColumnError` up front when the field names cannot be right.
+
+    The first object stands in for a header: without the id or text field, the names are surely
+    wrong. A patient column (when one is named) and the kept columns must be in *some* record:
+    the first `SCHEMA_PEEK_LINES` records are read whole (the error lists their fields); past
+    them, only while a field is still missing, a line is parsed only when it holds the field's
+    name, and the scan stops as soon as every field was seen.
+    """
+    encoding = options.encoding
+    missing = _wanted_fields(options)
+    needles = {name: _needles(name, encoding) for name in missing}
+    seen: dict[str, None] = {}
+    first_checked = False
+    lineno = 0
     try:
-        for lineno, _raw, obj, _error in _jsonl_objects(path, options.encoding):
-            if lineno > SCHEMA_PEEK_LINES:
-                return
-            if not isinstance(obj, dict):
-                continue
-            available = [str(k) for k in obj]
-            where = f"the first record of {path} (line {lineno})"
-            if options.id_col not in obj:
-                raise column_error("id", options.id_col, available, where, "id_col / --id-col")
-            if options.text_col not in obj:
-                raise column_error("text", options.text_col, available, where, "text_col / --text-col")
-            return
+        with _open_binary(path) as handle:
+            for lineno, raw in enumerate(handle, 1):
+                peek = lineno <= SCHEMA_PEEK_LINES
+                if not missing and (first_checked or not peek):
+                    return
+                if not raw.strip():
+                    continue
+                if not peek and not any(n in raw for name in missing for n in needles[name]):
+                    continue
+                obj, _error = _parse(raw, bom_encoding(encoding) if lineno == 1 else encoding)
+                if not isinstance(obj, dict):
+                    continue
+                if peek:
+                    seen.update((str(k), None) for k in obj)
+                if peek and not first_checked:
+                    _check_first(path, options, obj, lineno)
+                    first_checked = True
+                for name in [n for n in missing if n in obj]:
+                    del missing[name]
     except STREAM_ERRORS as exc:
-        raise FormatError(f"cannot read {path}: {exc}") from None
+        if not first_checked:
+            raise FormatError(f"cannot read {path}: {exc}") from None
+        return  # the rest cannot be scanned: reading it reports the broken stream
+    for name, (what, option) in missing.items():
+        raise column_error(what, name, list(seen), f"any record of {path}", option)
+
+
+def _check_first(path: Path, options: ReadOptions, obj: dict[str, Any], lineno: int) -> None:
+    available = [str(k) for k in obj]
+    where = f"the first record of {path} (line {lineno})"
+    if options.id_col not in obj:
+        raise column_error("id", options.id_col, available, where, "id_col / --id-col")
+    if options.text_col not in obj:
+        raise column_error("text", options.text_col, available, where, "text_col / --text-col")
 
 
 # ------------------------------------------------------------------------------------ reading

@@ -63,10 +63,10 @@ def read_parquet(path: Path, options: ReadOptions, mapping: Mapping[str, str] | 
     if patient_col is None and "patient_id" in names:
         patient_col = "patient_id"
     for name in options.keep_columns:
-        if name not in names:
+        if name not in names and options.require_kept:
             raise column_error("kept", name, names, where, "keep_columns / --keep-column")
     for name in (patient_col, *options.keep_columns):
-        if name is not None and name not in columns:
+        if name is not None and name in names and name not in columns:
             columns.append(name)
     if options.spans_field in names and options.spans_field not in columns:
         columns.append(options.spans_field)

@@ -26,7 +26,9 @@ Decisions, in one place:
 * Whole-input problems (missing path, unknown format, a column that does not exist) are raised up
   front by `read_documents` itself, before any record is read.
 * JSONL has no header, so its *first* object stands in for one: if it lacks the id or text
-  field, a `ColumnError` names the fields it does have (one error, not one per line).
+  field, a `ColumnError` names the fields it does have (one error, not one per line). A patient
+  or kept column that *no* record has is a `ColumnError` too, as in CSV and Parquet (unless
+  `require_kept=False` makes kept columns optional).
 * Folders are read in sorted path order, recursively; hidden files and folders are skipped.
 * Text is kept exactly: files are decoded from bytes without newline translation, so `\\r\\n`,
   a BOM in a .txt file, and every code point survive (offsets in gold files stay valid).

@@ -56,6 +56,8 @@ class ReadOptions:
 
     `patient_col=None` uses a `patient_id` column when one exists. `keep_columns` are copied into
     `Document.metadata["columns"]` and written out again; nothing else is (columns may hold PHI).
+    A kept column (or a `patient_col`) that no record has is a `ColumnError`, unless
+    `require_kept=False`: then kept columns are optional, copied where present.
     `label_map` (bundled name or TOML path) maps gold labels; i2b2 defaults to `i2b2_2014`.
     `delimiter=None` means tab for `.tsv`, comma otherwise.
     """
@@ -70,6 +72,7 @@ class ReadOptions:
     keep_columns: tuple[str, ...] = ()
     delimiter: str | None = None
     warn_duplicates: bool = True
+    require_kept: bool = True
 
     def __post_init__(self) -> None:
         keep = (self.keep_columns,) if isinstance(self.keep_columns, str) else tuple(self.keep_columns)

@@ -78,7 +78,7 @@ def _where(issue: ReadIssue) -> str:
 def read_gold(path: str | os.PathLike[str], fmt: str | None = None, label_map: str | None = None) -> Iterator[Document]:
     """Labelled documents of a gold file (JSONL, BRAT, i2b2, ...); raises `GoldDataError` on a bad
     record or a broken annotation, and on overlapping spans (no surrogate can replace both)."""
-    options = ReadOptions(keep_columns=_KEPT, label_map=label_map, warn_duplicates=False)
+    options = ReadOptions(keep_columns=_KEPT, label_map=label_map, warn_duplicates=False, require_kept=False)
     for item in read_documents(path, fmt, options):
         if isinstance(item, ReadIssue):
             if item.severity == "error" or item.reason.startswith(("gold span", "'spans'", "and ")):
