@@ -3,7 +3,7 @@
 from radeid.io.audit import AuditRecord, read_audit
 from radeid.io.errors import ColumnError, FormatError, InputNotFoundError, OutputExistsError, RadeidIOError, ReadIssue
 from radeid.io.formats import InputFormat, detect_format
-from radeid.io.readers import ReadOptions, read_documents
+from radeid.io.readers import ReadOptions, estimate_total, read_documents
 from radeid.io.registry import FORMATS
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
 
@@ -20,6 +20,7 @@ __all__ = [
     "ReadIssue",
     "ReadOptions",
     "detect_format",
+    "estimate_total",
     "open_writer",
     "read_audit",
     "read_documents",

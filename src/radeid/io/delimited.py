@@ -1,4 +1,4 @@
-"""CSV and TSV (optionally gzip): reader and writer.
+"""CSV and TSV (optionally gzip): reader, writer, size estimate.
 
 The header is read and every chosen column (id, text, patient, kept) resolved once, up front: a
 wrong name is one `ColumnError` listing the header. Rows are then read one at a time; a bad byte
@@ -12,6 +12,7 @@ import csv
 import gzip
 import json
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +29,16 @@ from radeid.io.records import (
     bad_unicode,
     bom_encoding,
     build_document,
+    cheap_to_scan,
     column_error,
 )
 from radeid.io.registry import FormatHandler
 
-__all__ = ["CSV", "CsvWriter", "read_csv"]
+__all__ = ["CSV", "CsvWriter", "estimate_csv", "read_csv"]
+
+#: `estimate_csv` parses files up to this size (uncompressed), for at most this long.
+ESTIMATE_MAX_BYTES = 64 << 20
+ESTIMATE_SECONDS = 1.0
 
 
 def _open_csv(path: Path, encoding: str) -> IO[str]:
@@ -176,6 +182,25 @@ def _iter_csv(path: Path, options: ReadOptions, layout: _CsvLayout) -> Iterator[
             )
 
 
+def estimate_csv(path: Path) -> int | None:
+    """Data rows, counted by parsing (a quoted cell may span lines), only for a small uncompressed
+    file that parses within `ESTIMATE_SECONDS`; else None."""
+    if not cheap_to_scan(path, ESTIMATE_MAX_BYTES):
+        return None
+    deadline = time.monotonic() + ESTIMATE_SECONDS
+    try:
+        _raise_field_limit()
+        rows = 0
+        with open(path, encoding="latin-1", newline="") as handle:  # any bytes; only the structure counts
+            for n, row in enumerate(csv.reader(handle, delimiter=_delimiter(path, ReadOptions())), 1):
+                rows += bool(row)
+                if n % 4096 == 0 and time.monotonic() > deadline:
+                    return None
+    except (OSError, csv.Error):
+        return None
+    return max(rows - 1, 0)  # the header
+
+
 # ------------------------------------------------------------------------------------ writing
 
 
@@ -205,4 +230,4 @@ class CsvWriter(TextDocumentWriter):
         )
 
 
-CSV = FormatHandler(read=read_csv, open_writer=CsvWriter)
+CSV = FormatHandler(read=read_csv, open_writer=CsvWriter, estimate=estimate_csv)

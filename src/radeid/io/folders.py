@@ -1,5 +1,5 @@
 """Folder formats, one file per document: plain text (`.txt`), i2b2 2014 XML (`.xml`) and BRAT
-standoff (`.txt` + `.ann`): readers and writers.
+standoff (`.txt` + `.ann`): readers, writers, size estimates.
 
 A folder is read recursively in sorted path order, hidden files and folders skipped; a document's
 id is its path relative to the folder without the suffix (`2019/ct/r12`), a single file's id its
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from hashlib import sha1
@@ -26,9 +27,12 @@ from radeid.io.errors import FormatError, InputNotFoundError, ReadIssue
 from radeid.io.formats import InputFormat, walk_files
 from radeid.io.gold import OutputTag, ParsedGold, brat_ann, i2b2_xml, parse_brat_ann, parse_i2b2
 from radeid.io.records import ReadOptions, decode_error_reason, line_of, problem_issues, with_gold
-from radeid.io.registry import FormatHandler, WriterFactory
+from radeid.io.registry import Estimator, FormatHandler, WriterFactory
 
 __all__ = ["BRAT", "I2B2", "TXT", "FolderWriter", "read_brat", "read_i2b2", "read_txt"]
+
+#: Folders are counted for a progress bar for at most this long.
+ESTIMATE_SECONDS = 1.0
 
 
 def _relative_id(file: Path, root: Path | None) -> tuple[str, str]:
@@ -209,6 +213,23 @@ def _iter_brat(
         yield Document(doc_id, text, None, metadata, with_gold(metadata, gold))
 
 
+def _estimate(suffix: str) -> Estimator:
+    def estimate(path: Path) -> int | None:
+        """Documents: the files with the format's suffix (one for a single file); None when the
+        folder takes longer than `ESTIMATE_SECONDS` to count."""
+        if not path.is_dir():
+            return 1 if path.exists() else None
+        deadline = time.monotonic() + ESTIMATE_SECONDS
+        count = 0
+        for n, file in enumerate(walk_files(path), 1):
+            count += file.suffix.lower() == suffix
+            if n % 1024 == 0 and time.monotonic() > deadline:
+                return None
+        return count
+
+    return estimate
+
+
 # ------------------------------------------------------------------------------------ writing
 
 
@@ -336,6 +357,6 @@ def _writer(fmt: InputFormat) -> WriterFactory:
     return open_writer
 
 
-TXT = FormatHandler(read=read_txt, open_writer=_writer(InputFormat.TXT))
-I2B2 = FormatHandler(read=read_i2b2, open_writer=_writer(InputFormat.I2B2))
-BRAT = FormatHandler(read=read_brat, open_writer=_writer(InputFormat.BRAT))
+TXT = FormatHandler(read=read_txt, open_writer=_writer(InputFormat.TXT), estimate=_estimate(".txt"))
+I2B2 = FormatHandler(read=read_i2b2, open_writer=_writer(InputFormat.I2B2), estimate=_estimate(".xml"))
+BRAT = FormatHandler(read=read_brat, open_writer=_writer(InputFormat.BRAT), estimate=_estimate(".txt"))

@@ -1,4 +1,4 @@
-"""JSONL (one JSON object per line, `.jsonl`/`.ndjson`, optionally gzip): reader and writer.
+"""JSONL (one JSON object per line, `.jsonl`/`.ndjson`, optionally gzip): reader, writer, size estimate.
 
 Lines are split on the byte `\\n` before decoding, so one bad line (undecodable bytes, broken JSON)
 is one `ReadIssue` and never spoils the others. JSONL has no header: the first object stands in
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -24,16 +25,20 @@ from radeid.io.records import (
     Record,
     bom_encoding,
     build_document,
+    cheap_to_scan,
     coerce_id,
     column_error,
     decode_error_reason,
 )
 from radeid.io.registry import FormatHandler
 
-__all__ = ["JSONL", "JsonlWriter", "read_jsonl"]
+__all__ = ["JSONL", "JsonlWriter", "count_lines", "estimate_jsonl", "read_jsonl"]
 
 #: Records read whole to check the field names (their fields are what an error lists).
 SCHEMA_PEEK_LINES = 1000
+#: `estimate_jsonl` counts lines only in files up to this size, and for at most this long.
+ESTIMATE_MAX_BYTES = 2 << 30
+ESTIMATE_SECONDS = 1.0
 
 
 def _open_binary(path: Path) -> IO[bytes]:
@@ -191,6 +196,30 @@ def _json_type(value: Any) -> str:
     return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
 
 
+def count_lines(path: Path, *, max_bytes: int = ESTIMATE_MAX_BYTES, seconds: float = ESTIMATE_SECONDS) -> int | None:
+    """Lines in an uncompressed file (a last line without `\\n` counts), or None when the file is
+    compressed, larger than `max_bytes`, unreadable, or takes longer than `seconds` to count."""
+    if not cheap_to_scan(path, max_bytes):
+        return None
+    deadline = time.monotonic() + seconds
+    try:
+        count, last = 0, b"\n"
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+                if time.monotonic() > deadline:
+                    return None
+    except OSError:
+        return None
+    return count + (last != b"\n")
+
+
+def estimate_jsonl(path: Path) -> int | None:
+    """About one record a line (blank lines count too): see `count_lines`."""
+    return count_lines(path)
+
+
 # ------------------------------------------------------------------------------------ writing
 
 
@@ -205,4 +234,4 @@ class JsonlWriter(TextDocumentWriter):
         self._file.handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
 
 
-JSONL = FormatHandler(read=read_jsonl, open_writer=JsonlWriter)
+JSONL = FormatHandler(read=read_jsonl, open_writer=JsonlWriter, estimate=estimate_jsonl)

@@ -1,4 +1,4 @@
-"""Parquet: reader and writer (pyarrow is imported only when a Parquet file is used).
+"""Parquet: reader, writer, size estimate (pyarrow is imported only when a Parquet file is used).
 
 The schema is checked up front (id and text columns present, text a string or binary column,
 patient and kept columns present); rows are then read record batch by record batch, and a row
@@ -20,7 +20,7 @@ from radeid.io.formats import InputFormat
 from radeid.io.records import ReadOptions, Record, build_document, column_error
 from radeid.io.registry import FormatHandler
 
-__all__ = ["PARQUET", "ParquetWriter", "read_parquet"]
+__all__ = ["PARQUET", "ParquetWriter", "estimate_parquet", "read_parquet"]
 
 READ_BATCH_ROWS = 256
 WRITE_BATCH_ROWS = 1000
@@ -127,6 +127,18 @@ def _column_values(column: Any) -> list[Any]:
         return raw
 
 
+def estimate_parquet(path: Path) -> int | None:
+    """The row count the file's footer records (no data is read)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        with pq.ParquetFile(path) as pf:
+            return int(pf.metadata.num_rows)
+    except (pa.ArrowException, OSError):
+        return None
+
+
 # ------------------------------------------------------------------------------------ writing
 
 
@@ -194,4 +206,4 @@ class ParquetWriter(DocumentWriter):
         self._atomic.discard()
 
 
-PARQUET = FormatHandler(read=read_parquet, open_writer=ParquetWriter)
+PARQUET = FormatHandler(read=read_parquet, open_writer=ParquetWriter, estimate=estimate_parquet)

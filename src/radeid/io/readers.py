@@ -1,6 +1,6 @@
 """Streaming readers: every format yields `Document`s and `ReadIssue`s, one record at a time.
 
-This module is the entry point (`read_documents`) and names the decisions; the
+This module is the entry point (`read_documents`, `estimate_total`) and names the decisions; the
 work is done per format family (`radeid.io.jsonl`, `.delimited`, `.parquet`, `.folders`), found
 through the format registry (`radeid.io.registry`), on top of what they share
 (`radeid.io.records`).
@@ -62,6 +62,7 @@ __all__ = [
     "ReadIssue",
     "ReadOptions",
     "detect_format",
+    "estimate_total",
     "read_documents",
 ]
 
@@ -83,3 +84,20 @@ def read_documents(
     handler = format_handler(InputFormat.parse(fmt) if fmt is not None else detect_format(p))
     mapping = options.label_mapping()
     return checked(handler.read(p, options, mapping), str(p), options)
+
+
+def estimate_total(path: str | os.PathLike[str], fmt: InputFormat | str | None = None) -> int | None:
+    """About how many records `read_documents(path, fmt)` will yield, when that is cheap to know,
+    for a progress bar's total: JSONL counts lines (uncompressed files up to 2 GiB, within a
+    second), CSV parses small uncompressed files, Parquet reads the row count in its footer,
+    folder formats count their files. None when it is not cheap, or when the path or format is
+    unusable (`read_documents` reports that). Blank or broken records may make it a little high.
+    """
+    p = Path(path)
+    try:
+        if not p.exists():
+            return None
+        handler = format_handler(InputFormat.parse(fmt) if fmt is not None else detect_format(p))
+        return handler.estimate(p)
+    except (RadeidIOError, OSError):
+        return None

@@ -16,11 +16,13 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from difflib import get_close_matches
+from pathlib import Path
 from typing import Any
 
 from radeid import metakeys
 from radeid.document import Document, Span
 from radeid.io.errors import ColumnError, FormatError, ReadIssue
+from radeid.io.formats import is_gzip
 from radeid.io.gold import ParsedGold, parse_span_dict
 from radeid.labelmaps import load_label_map
 
@@ -31,6 +33,7 @@ __all__ = [
     "Record",
     "bad_unicode",
     "bom_encoding",
+    "cheap_to_scan",
     "build_document",
     "checked",
     "coerce_id",
@@ -162,6 +165,14 @@ def line_of(data: bytes, offset: int) -> int:
 def bom_encoding(encoding: str) -> str:
     """Structural formats (JSONL, CSV) drop a UTF-8 BOM so it never sticks to the first key."""
     return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+
+
+def cheap_to_scan(path: Path, max_bytes: int) -> bool:
+    """An uncompressed regular file of at most `max_bytes`: the only kind a size estimate reads."""
+    try:
+        return not is_gzip(path) and path.is_file() and path.stat().st_size <= max_bytes
+    except OSError:
+        return False
 
 
 def column_error(what: str, name: str, available: list[str], where: str, option: str) -> ColumnError:

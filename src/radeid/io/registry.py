@@ -1,8 +1,8 @@
 """The format registry: every input and output format by the name a command line or config uses.
 
-`read_documents` and `open_writer` look a format up here instead of walking an
+`read_documents`, `open_writer` and `estimate_total` look a format up here instead of walking an
 `if/elif` chain. Each format's module defines one `FormatHandler` (how to read it, how to write
-it) and `radeid.io.formats.FORMAT_MODULES` says which
+it, how to estimate an input's size cheaply) and `radeid.io.formats.FORMAT_MODULES` says which
 module that is; entries are lazy, so a module (and what it imports, pyarrow for Parquet) is loaded
 only when its format is used. An unknown name is an `UnknownFormatError`, which is both the
 `FormatError` the io layer's callers catch and the `ConfigError` every registry raises, and lists
@@ -25,6 +25,7 @@ from radeid.registry import Registry
 
 __all__ = [
     "FORMATS",
+    "Estimator",
     "FormatHandler",
     "Reader",
     "UnknownFormatError",
@@ -38,6 +39,8 @@ __all__ = [
 Reader = Callable[[Path, ReadOptions, Mapping[str, str] | None], Iterator[Document | ReadIssue]]
 #: `(path, options, overwrite) -> DocumentWriter` (see `radeid.io.writers.open_writer`).
 WriterFactory = Callable[[Path, ReadOptions, bool | None], DocumentWriter]
+#: `path -> number of records`, or None when it cannot be known cheaply (for progress bars only).
+Estimator = Callable[[Path], int | None]
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class FormatHandler:
 
     read: Reader
     open_writer: WriterFactory
+    estimate: Estimator
 
 
 class UnknownFormatError(FormatError, ConfigError):
