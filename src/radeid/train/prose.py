@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from radeid import metakeys
 from radeid.document import Document
 
 __all__ = [
@@ -191,4 +192,5 @@ def load_prose(
             if not out:
                 continue
             counts[f"{name}_documents_kept"] = counts.get(f"{name}_documents_kept", 0) + 1
-            yield Document(id=f"prose-{doc_id}", text=out, metadata={"source": PROSE_SOURCE, "origin": name})
+            metadata = {metakeys.SOURCE: PROSE_SOURCE, metakeys.ORIGIN: name}
+            yield Document(id=f"prose-{doc_id}", text=out, metadata=metadata)

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from radeid import metakeys
 from radeid.document import Document
 
 __all__ = ["EVAL_SEEDS", "build", "main"]
@@ -38,7 +39,7 @@ def _write(docs: Iterable[Document], path: Path) -> dict[str, object]:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             n += 1
             spans.update(s.category.value for s in doc.spans)
-            sources[str(doc.metadata.get("origin") or doc.metadata.get("source") or "")] += 1
+            sources[str(doc.metadata.get(metakeys.ORIGIN) or doc.metadata.get(metakeys.SOURCE) or "")] += 1
     return {"documents": n, "by_source": dict(sources), "spans": dict(spans.most_common())}
 
 
