@@ -36,7 +36,7 @@ from radeid.config import Config, ConfigError
 from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
-from radeid.io.readers import ReadOptions
+from radeid.io.readers import ReadOptions, estimate_total
 from radeid.keys import KEY_FILE_NAME, generate_key_file, key_dir_for, load_key, resolve_key
 from radeid.model.commands import register as register_model
 from radeid.parallel import default_workers, deidentify_path_parallel
@@ -94,14 +94,7 @@ def _format(name: str) -> InputFormat | None:
 
 def _total(input_path: Path, fmt: InputFormat | None) -> int | None:
     """The number of records when it is cheap to know (for a progress bar with an ETA)."""
-    try:
-        from radeid.io.readers import estimate_total  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        return estimate_total(input_path, fmt)  # type: ignore[no-any-return]
-    except (OSError, ValueError, RadeidIOError):
-        return None
+    return estimate_total(input_path, fmt)
 
 
 @app.command()
