@@ -112,7 +112,7 @@ def _total(input_path: Path, fmt: InputFormat | None) -> int | None:
     except ImportError:
         return None
     try:
-        return estimate_total(input_path, fmt)  # type: ignore[no-any-return]
+        return estimate_total(input_path, fmt)
     except (OSError, ValueError, RadeidIOError):
         return None
 
