@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -42,6 +42,9 @@ err = Console(stderr=True, soft_wrap=True)  # messages are never hard-wrapped (l
 EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE, EXIT_WRONG_KEY = 0, 1, 2, 3
 #: Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe).
 PLAIN_PROGRESS_EVERY = 30.0
+
+#: What a job returns: `run_job` hands back the job's own summary type (`ParallelRunSummary`...).
+SummaryT = TypeVar("SummaryT", bound=RunSummary)
 
 
 class Mode(str, Enum):
@@ -307,12 +310,12 @@ def _os_message(exc: OSError, output: Path | None) -> str:
 
 
 def run_job(
-    job: Callable[[Callable[[int], None]], RunSummary],
+    job: Callable[[Callable[[int], None]], SummaryT],
     quiet: bool,
     label: str,
     output: Path | None = None,
     total: int | None = None,
-) -> RunSummary:
+) -> SummaryT:
     """Run a job with progress; map known failures to exit codes and clear messages.
     SIGTERM is handled like Ctrl-C (exit 143 instead of 130); the work folder stays for --resume."""
     import signal
@@ -346,8 +349,8 @@ def _progress(quiet: bool) -> Progress:
 
 
 def _run_job(
-    job: Callable[[Callable[[int], None]], RunSummary], quiet: bool, label: str, output: Path | None, total: int | None
-) -> RunSummary:
+    job: Callable[[Callable[[int], None]], SummaryT], quiet: bool, label: str, output: Path | None, total: int | None
+) -> SummaryT:
     plain = not quiet and not err.is_terminal  # a log: a line now and then instead of a bar
     started = last = time.monotonic()
     with _progress(quiet) as progress:

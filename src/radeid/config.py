@@ -8,6 +8,7 @@ Sections: `[pipeline]`, `[detectors.<name>]` (one per registered detector), `[re
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -85,7 +86,7 @@ class Config:
     io: IOConfig = field(default_factory=IOConfig)
 
     @classmethod
-    def load(cls, path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
+    def load(cls, path: str | os.PathLike[str] | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
         """Defaults, then the user file at `path`, then `overrides` (a nested dict, e.g. from CLI flags)."""
         data = read_toml(bundled_data_path("config.toml"))
         if path is not None:
@@ -121,9 +122,10 @@ class Config:
             detector = name.split(".", 1)[1]
             detectors = dict(self.detectors)
             current = detectors[detector]
-            detectors[detector] = (
-                dataclasses.replace(current, **changes) if dataclasses.is_dataclass(current) else {**current, **changes}
-            )
+            if dataclasses.is_dataclass(current) and not isinstance(current, type):
+                detectors[detector] = dataclasses.replace(current, **changes)
+            else:
+                detectors[detector] = {**current, **changes}
             changed = dataclasses.replace(self, detectors=detectors)
         else:
             changed = dataclasses.replace(self, **{name: dataclasses.replace(getattr(self, name), **changes)})
@@ -198,7 +200,8 @@ def _refuse_moved(data: Mapping[str, Any], where: str) -> None:
 def read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except tomllib.TOMLDecodeError as exc:

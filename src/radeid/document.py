@@ -47,7 +47,7 @@ class Span:
 
     def with_(self, **changes: Any) -> Span:
         """A copy with some fields changed (spans are immutable)."""
-        values = {
+        values: dict[str, Any] = {
             "start": self.start,
             "end": self.end,
             "category": self.category,

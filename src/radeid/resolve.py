@@ -22,6 +22,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 from radeid.categories import Category
 from radeid.config import Config, ResolverConfig
@@ -213,7 +214,7 @@ def source_priority(source: str, priorities: Mapping[str, int]) -> int:
     return 0
 
 
-def merge_overlaps(spans: Sequence[Span], rank: Callable[[Span], tuple]) -> list[Span]:
+def merge_overlaps(spans: Sequence[Span], rank: Callable[[Span], tuple[Any, ...]]) -> list[Span]:
     """Merge each group of overlapping spans into one: union extent, category of the best-ranked."""
     result: list[Span] = []
     group: list[Span] = []
@@ -229,7 +230,7 @@ def merge_overlaps(spans: Sequence[Span], rank: Callable[[Span], tuple]) -> list
     return result
 
 
-def _merge_group(group: list[Span], rank: Callable[[Span], tuple]) -> Span:
+def _merge_group(group: list[Span], rank: Callable[[Span], tuple[Any, ...]]) -> Span:
     if len(group) == 1:
         return group[0]
     best = max(group, key=rank)

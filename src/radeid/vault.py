@@ -47,6 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -398,7 +399,7 @@ def read_vault(path: str | Path, key: bytes, doc_ids: Iterable[str] | None = Non
                         int(keys.open(cols["original"][i], "original", row)),
                     )
                     continue
-                values = dict(zip(names, row[2:], strict=True))
+                values: dict[str, Any] = dict(zip(names, row[2:], strict=True))
                 rows.setdefault(tag, []).append(
                     VaultRow("", None, seq, original=keys.open(cols["original"][i], "original", row), **values)
                 )

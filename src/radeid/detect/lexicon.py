@@ -347,8 +347,8 @@ class LexiconDetector:
         entries: list[LexiconEntry] = []
         if include_bundled:
             for filename, category in BUNDLED_LISTS:
-                path = bundled_data_path("lexicons", filename)
-                entries.extend(read_lexicon_file(path, category, variants=category is Category.HOSPITAL))
+                bundled = bundled_data_path("lexicons", filename)
+                entries.extend(read_lexicon_file(bundled, category, variants=category is Category.HOSPITAL))
         for path in hospital_lists:
             name = f"hospital/{Path(path).stem}"
             entries.extend(read_lexicon_file(path, Category.HOSPITAL, list_name=name, variants=True))

@@ -119,7 +119,7 @@ def word_regex(*word_lists: Sequence[str]) -> re.Pattern[str] | None:
             lists = classes.setdefault((word[0].isalnum(), word[-1].isalnum()), [[] for _ in word_lists])
             lists[index].append(word)
             first_chars.add(word[0].lower())
-    parts = []
+    parts: list[str] = []
     for (bounded_start, bounded_end), lists in sorted(classes.items()):
         named = [f"(?P<w{i}_{len(parts)}>{trie_regex(items)})" for i, items in enumerate(lists) if items]
         body = "(?:" + "|".join(named) + ")"

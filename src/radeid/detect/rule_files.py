@@ -192,10 +192,10 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
 
     validators = tuple(get_validator(v) for v in _as_list(entry.get("validator"), f"{where}: validator"))
     validator_args: dict[str, Any] = {}
-    for key, value in dict(entry.get("validator_args", {})).items():
-        if isinstance(value, str) and value.startswith("@"):
-            value = expander.list_items(value[1:])
-        validator_args[key] = value
+    for key, arg in dict(entry.get("validator_args", {})).items():
+        if isinstance(arg, str) and arg.startswith("@"):
+            arg = expander.list_items(arg[1:])
+        validator_args[key] = arg
 
     def words(key: str) -> re.Pattern[str] | None:
         return word_regex(expander.words(_as_list(entry.get(key), f"{where}: {key}")))

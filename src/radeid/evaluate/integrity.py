@@ -52,8 +52,7 @@ def _balanced_bracket_edge(surface: str, at_start: bool) -> bool:
     `(541) 555-0142` is a whole phone number; `(541` or `0142)` swallowed a bracket.
     """
     if at_start:
-        opener = surface[0]
-        closer = {v: k for k, v in _OPENERS.items()}.get(opener)
+        closer = {v: k for k, v in _OPENERS.items()}.get(surface[0])
         return closer is not None and closer in surface[1:]
     opener = _OPENERS.get(surface[-1])
     return opener is not None and opener in surface[:-1]

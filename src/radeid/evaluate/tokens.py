@@ -55,7 +55,7 @@ def hf_tokenizer(name: str) -> Tokenizer:
     Special tokens are left out and leading/trailing whitespace is trimmed off each piece.
     """
     try:
-        from transformers import AutoTokenizer  # type: ignore[import-not-found]
+        from transformers import AutoTokenizer
     except ImportError as exc:  # pragma: no cover - depends on the extra
         raise ValueError("a Hugging Face tokenizer needs `transformers` (pip install 'radeid[train]')") from exc
     tok = AutoTokenizer.from_pretrained(name)

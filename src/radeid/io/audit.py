@@ -13,19 +13,18 @@ without `subtype` when it is null).
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from radeid.categories import Category
 from radeid.document import Result, Span
 from radeid.io.atomic import AtomicTextFile, TextFileOutput
 from radeid.io.errors import RadeidIOError
-from radeid.io.formats import is_gzip, walk_files
+from radeid.io.formats import open_binary, walk_files
 from radeid.io.records import STREAM_ERRORS
 
 __all__ = [
@@ -201,9 +200,6 @@ def _audit_files(path: Path) -> list[Path]:
     return [f for f in walk_files(path) if not f.name.startswith("_")]
 
 
-def _open_binary(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")  # noqa: SIM115
-
 
 def read_audit(path: str | os.PathLike[str]) -> Iterator[AuditRecord]:
     """Every record of an audit JSONL (`.gz` too), or of a folder of them (Spark's output), in order.
@@ -218,7 +214,7 @@ def read_audit(path: str | os.PathLike[str]) -> Iterator[AuditRecord]:
     for file in _audit_files(p):
         lineno = 0
         try:
-            with _open_binary(file) as handle:
+            with open_binary(file) as handle:
                 for lineno, raw in enumerate(handle, 1):
                     if raw.strip():
                         yield _record(raw, file, lineno)

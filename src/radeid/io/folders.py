@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from hashlib import sha1
 from pathlib import Path
 from typing import IO, Any
@@ -124,7 +125,7 @@ def _iter_i2b2(
         except ValueError as exc:
             yield ReadIssue(source, _xml_line(exc), doc_id, str(exc))
             continue
-        yield from problem_issues(gold, lambda line, r, s=source, d=doc_id: ReadIssue(s, line, d, r, "warning"))
+        yield from problem_issues(gold, partial(_warning, source, doc_id))
         metadata: dict[str, Any] = {metakeys.PATH: source, metakeys.RELPATH: relpath}
         yield Document(doc_id, text, None, metadata, with_gold(metadata, gold))
 
@@ -208,7 +209,7 @@ def _iter_brat(
                 )
                 ann_text = ""
             gold = parse_brat_ann(ann_text, text, mapping)
-            yield from problem_issues(gold, lambda line, r, s=ann_source, d=doc_id: ReadIssue(s, line, d, r, "warning"))
+            yield from problem_issues(gold, partial(_warning, ann_source, doc_id))
         metadata = dict(doc.metadata)
         yield Document(doc_id, text, None, metadata, with_gold(metadata, gold))
 
@@ -360,3 +361,8 @@ def _writer(fmt: InputFormat) -> WriterFactory:
 TXT = FormatHandler(read=read_txt, open_writer=_writer(InputFormat.TXT), estimate=_estimate(".txt"))
 I2B2 = FormatHandler(read=read_i2b2, open_writer=_writer(InputFormat.I2B2), estimate=_estimate(".xml"))
 BRAT = FormatHandler(read=read_brat, open_writer=_writer(InputFormat.BRAT), estimate=_estimate(".txt"))
+
+
+def _warning(source: str, doc_id: str, line: int | None, reason: str) -> ReadIssue:
+    """A gold-annotation problem of one document, as a warning (the document is kept)."""
+    return ReadIssue(source, line, doc_id, reason, "warning")

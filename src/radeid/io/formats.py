@@ -7,10 +7,12 @@ the member), and nothing else: `radeid.io.registry` finds it there.
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
+from typing import IO, cast
 
 from radeid.io.errors import FormatError
 
@@ -149,3 +151,8 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             f"(one of: {_known()})"
         )
     return fmt
+
+
+def open_binary(path: Path) -> IO[bytes]:
+    """A file's bytes, gunzipped when it is gzip (by its magic bytes, not its name)."""
+    return cast("IO[bytes]", gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")  # noqa: SIM115

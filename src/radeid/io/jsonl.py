@@ -8,17 +8,16 @@ that no record has is a `ColumnError` too, listing the fields the first records 
 
 from __future__ import annotations
 
-import gzip
 import json
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from radeid.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
-from radeid.io.formats import InputFormat, is_gzip
+from radeid.io.formats import InputFormat, open_binary
 from radeid.io.records import (
     STREAM_ERRORS,
     ReadOptions,
@@ -41,10 +40,6 @@ ESTIMATE_MAX_BYTES = 2 << 30
 ESTIMATE_SECONDS = 1.0
 
 
-def _open_binary(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")  # noqa: SIM115
-
-
 def _parse(raw: bytes, encoding: str) -> tuple[Any, str | None]:
     """`(object, None)` or `(None, reason)` for one line."""
     try:
@@ -63,7 +58,7 @@ def _parse(raw: bytes, encoding: str) -> tuple[Any, str | None]:
 def _jsonl_objects(path: Path, encoding: str) -> Iterator[tuple[int, bytes, Any, str | None]]:
     """`(line, raw, object, error)` per non-blank line; exactly one of object/error is set."""
     first_encoding = bom_encoding(encoding)
-    with _open_binary(path) as handle:
+    with open_binary(path) as handle:
         for lineno, raw in enumerate(handle, 1):
             if raw.strip():
                 yield lineno, raw, *_parse(raw, first_encoding if lineno == 1 else encoding)
@@ -125,7 +120,7 @@ def _check_jsonl_fields(path: Path, options: ReadOptions) -> None:
     first_checked = False
     lineno = 0
     try:
-        with _open_binary(path) as handle:
+        with open_binary(path) as handle:
             for lineno, raw in enumerate(handle, 1):
                 peek = lineno <= SCHEMA_PEEK_LINES
                 if not missing and (first_checked or not peek):

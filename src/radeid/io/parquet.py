@@ -57,7 +57,7 @@ def read_parquet(path: Path, options: ReadOptions, mapping: Mapping[str, str] | 
         or str(text_type) in ("string_view", "binary_view")
     ):
         raise ColumnError(f"text column {options.text_col!r} of {path} has type {text_type}, not string")
-    patient_col = options.patient_col
+    patient_col: str | None = options.patient_col
     if patient_col is not None and patient_col not in names:
         raise column_error("patient", patient_col, names, where, "patient_col / --patient-col")
     if patient_col is None and "patient_id" in names:
@@ -65,9 +65,9 @@ def read_parquet(path: Path, options: ReadOptions, mapping: Mapping[str, str] | 
     for name in options.keep_columns:
         if name not in names and options.require_kept:
             raise column_error("kept", name, names, where, "keep_columns / --keep-column")
-    for name in (patient_col, *options.keep_columns):
-        if name is not None and name in names and name not in columns:
-            columns.append(name)
+    for wanted in (patient_col, *options.keep_columns):
+        if wanted is not None and wanted in names and wanted not in columns:
+            columns.append(wanted)
     if options.spans_field in names and options.spans_field not in columns:
         columns.append(options.spans_field)
     return _iter_parquet(path, options, mapping, columns, patient_col)
@@ -119,11 +119,12 @@ def _column_values(column: Any) -> list[Any]:
     """Python values of one Arrow column; invalid UTF-8 in a string column stays bytes per value
     (so only that row fails, in `_build`), instead of failing the whole batch."""
     try:
-        return column.to_pylist()
+        values: list[Any] = column.to_pylist()
+        return values
     except UnicodeDecodeError:
         import pyarrow as pa
 
-        raw = column.cast(pa.binary()).to_pylist()
+        raw: list[Any] = column.cast(pa.binary()).to_pylist()
         return raw
 
 

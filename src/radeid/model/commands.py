@@ -126,10 +126,10 @@ def info(
     from radeid.detect.transformer import ModelLoadError, bundled_model_path
     from radeid.model.info import model_info
 
-    path = bundled_model_path() if path == "bundled" and not Path(path).exists() else Path(path)
+    folder = bundled_model_path() if path == "bundled" and not Path(path).exists() else Path(path)
 
     try:
-        summary = model_info(path, label_map=label_map)
+        summary = model_info(folder, label_map=label_map)
     except ModelLoadError as exc:
         raise _fail(err, str(exc), EXIT_USAGE) from None
     for line in summary.lines():

@@ -56,7 +56,9 @@ def _copy_tokenizer(dst: Path) -> None:
             shutil.copyfile(src / name, dst / name)
 
 
-def _labels_config(labels: Sequence[str]) -> dict[str, object]:
+def _labels_config(labels: Sequence[str]) -> dict[str, Any]:
+    """Label keyword arguments for a Hugging Face config (`num_labels` is not a declared parameter of
+    `BertConfig` in transformers 5, only accepted at run time: hence `Any`, not a TypedDict)."""
     return {
         "num_labels": len(labels),
         "id2label": dict(enumerate(labels)),

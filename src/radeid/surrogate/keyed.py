@@ -77,7 +77,7 @@ class KeyStream:
 
     def __init__(self, seed: bytes) -> None:
         self._seed = seed
-        self._ints = _WORDS.unpack(seed)
+        self._ints: tuple[int, ...] = _WORDS.unpack(seed)
         self._pos = 0
         self._block = 0
 

@@ -64,7 +64,8 @@ def _weighted(names: object) -> dict[str, float]:
 
 def _person_provider(locale: str) -> object | None:
     try:
-        return import_module(f"faker.providers.person.{locale}").Provider
+        provider: object = import_module(f"faker.providers.person.{locale}").Provider
+        return provider
     except (ImportError, AttributeError):
         return None
 

@@ -36,6 +36,10 @@ def typo(word: str, rng: random.Random) -> str:
     return word[:i] + (letter.upper() if word[i].isupper() else letter) + word[i + 1 :]
 
 
+#: One piece of a generated line: plain text, or (text, category[, subtype]) for a PHI span.
+Piece = str | tuple[str, Category] | tuple[str, Category, str | None]
+
+
 @dataclass
 class DocBuilder:
     """Text pieces plus the spans of the PHI pieces, in one pass.
@@ -90,7 +94,7 @@ class DocBuilder:
             self._push(trail)
         return self
 
-    def line(self, *pieces: str | tuple[str, Category] | tuple[str, Category, str | None]) -> DocBuilder:
+    def line(self, *pieces: Piece) -> DocBuilder:
         """One line mixing plain strings and `(text, category[, subtype])` PHI tuples, then a newline."""
         for piece in pieces:
             if isinstance(piece, str):

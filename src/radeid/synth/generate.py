@@ -16,7 +16,7 @@ from pathlib import Path
 from radeid.categories import Category as C
 from radeid.document import Document
 from radeid.synth import extras as xs
-from radeid.synth.builder import SYNTH_SOURCE, DocBuilder, wrap_lines
+from radeid.synth.builder import SYNTH_SOURCE, DocBuilder, Piece, wrap_lines
 from radeid.synth.fakes import Fakes, Person
 from radeid.synth.kinds import KINDS, NOTE_KINDS, REPORT_KINDS, KindSpec
 from radeid.synth.negatives import EPONYM_WORDS, fill, hard_negative
@@ -121,7 +121,7 @@ def _age_text(b: DocBuilder, ctx: _Ctx) -> DocBuilder:
     return b.text(ctx.rng.choice(("-year-old ", " year old ", " y/o ", " yo ")))
 
 
-def _address(f: Fakes, city_state_zip: tuple[str, str, str]) -> list[object]:
+def _address(f: Fakes, city_state_zip: tuple[str, str, str]) -> list[Piece]:
     """Street, city, state and ZIP pieces of one address line, each its own LOCATION span."""
     city, state, zip_ = city_state_zip
     return [

@@ -52,9 +52,9 @@ class ShapeTokenClassifier(nn.Module):
         self.config = config
         self.encoder = encoder if encoder is not None else _encoder_from_config(config)
         hidden = int(config.hidden_size)
-        dropout = getattr(config, "classifier_dropout", None)
+        dropout: float | None = getattr(config, "classifier_dropout", None)
         if dropout is None:
-            dropout = getattr(config, "hidden_dropout_prob", 0.1)
+            dropout = float(getattr(config, "hidden_dropout_prob", 0.1))
         self.dropout = nn.Dropout(float(dropout))
         self.shape_dim = int(shape_dim)
         self.uses_shapes = self.shape_dim > 0

@@ -21,7 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 
 from radeid import metakeys
@@ -149,7 +150,7 @@ def _read(path: Path) -> list[dict[str, object]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def _clean(text: str, keep) -> tuple[str, int, int]:  # type: ignore[no-untyped-def]
+def _clean(text: str, keep: Callable[[str], bool]) -> tuple[str, int, int]:
     sentences = split_sentences(text)
     kept = [s for s in sentences if keep(s)]
     out = "".join(kept).strip()
@@ -170,7 +171,7 @@ def load_prose(
     if part not in ("train", "val"):
         raise ValueError("part must be train or val (the held-out half is never loaded)")
     counts = stats if stats is not None else {}
-    sources: list[tuple[str, Path, object]] = []
+    sources: list[tuple[str, Path, _Vocab | None]] = []
     if openi is not None:
         sources.append(("openi", Path(openi), None))
     if mtsamples is not None:
@@ -185,7 +186,7 @@ def load_prose(
             if vocab is None:
                 out, kept, total = _clean(text, openi_sentence_ok)
             else:
-                out, kept, total = _clean(text, lambda s, v=vocab: mtsamples_sentence_ok(s, v))  # type: ignore[misc]
+                out, kept, total = _clean(text, partial(mtsamples_sentence_ok, vocab=vocab))
             counts[f"{name}_documents"] = counts.get(f"{name}_documents", 0) + 1
             counts[f"{name}_sentences"] = counts.get(f"{name}_sentences", 0) + total
             counts[f"{name}_sentences_kept"] = counts.get(f"{name}_sentences_kept", 0) + kept

@@ -29,7 +29,9 @@ DATA = Path("/work/shared/data")
 def _write(docs: Iterable[Document], path: Path) -> dict[str, object]:
     from radeid.synth.goldio import gold_record
 
-    n, spans, sources = 0, Counter(), Counter()
+    n = 0
+    spans: Counter[str] = Counter()
+    sources: Counter[str] = Counter()
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as handle:
         for doc in docs:

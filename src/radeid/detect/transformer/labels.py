@@ -15,8 +15,8 @@ import numpy as np
 from radeid.categories import Category, split_label
 from radeid.detect.transformer.errors import ModelLoadError
 from radeid.document import Span
+from radeid.edges import extend_to_word_boundaries
 from radeid.labelmaps import IGNORE, load_label_map
-from radeid.resolve import extend_to_word_boundaries
 
 __all__ = ["OUTSIDE_LABELS", "LabelDecoder", "detect_scheme"]
 

@@ -172,9 +172,10 @@ def _load_torch(model: str, batch_size: int, threads: int | None, device: str) -
             auto = transformers.AutoTokenizer.from_pretrained(str(folder) if local else model)
             limit = getattr(auto, "model_max_length", None)
             tokenizer_limit = int(limit) if isinstance(limit, int) and 0 < limit < 1_000_000 else None
-            backend_tokenizer = getattr(auto, "backend_tokenizer", None)
-            if backend_tokenizer is None:
+            fast_tokenizer = getattr(auto, "backend_tokenizer", None)
+            if fast_tokenizer is None:
                 raise ModelLoadError(f"{model!r} has no fast tokenizer (tokenizer.json); radeid needs one for offsets")
+            backend_tokenizer = fast_tokenizer
     except ModelLoadError:
         raise
     except (OSError, ValueError) as exc:
