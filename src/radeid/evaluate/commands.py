@@ -47,6 +47,9 @@ class Level(str, Enum):
     core = "core"
 
 
+_FILE_WIDTH = 200  # tables printed to a file or a pipe
+
+
 class Alternative(str, Enum):
     two_sided = "two-sided"
     greater = "greater"
@@ -54,8 +57,13 @@ class Alternative(str, Enum):
 
 
 def _consoles() -> tuple[Console, Console]:
-    # Built per call so that test runners capturing stdout/stderr see the output.
-    return Console(highlight=False), Console(stderr=True, highlight=False, soft_wrap=True)
+    # Built per call so that test runners capturing stdout/stderr see the output. Tables written to
+    # a file or a pipe get the room they need whatever COLUMNS says (at 40 columns every number was
+    # cut to "1.0…"); messages on stderr are never hard-wrapped.
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out = Console(highlight=False, width=max(out.width, _FILE_WIDTH))
+    return out, Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(err: Console, message: str, code: int) -> typer.Exit:
