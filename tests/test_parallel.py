@@ -11,7 +11,6 @@ import os
 import pickle
 import random
 import stat
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -89,7 +88,7 @@ def crash_after(n: int):
 
 
 @pytest.fixture
-def corpus(tmp_path: Path, write_jsonl: Callable[..., Path]) -> Path:
+def corpus(tmp_path: Path, write_jsonl) -> Path:
     return write_jsonl(tmp_path / "in.jsonl", small_reports(120))
 
 
@@ -182,7 +181,7 @@ def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path:
 
 
 @pytest.fixture
-def bad_corpus(tmp_path: Path, write_jsonl: Callable[..., Path]) -> Path:
+def bad_corpus(tmp_path: Path, write_jsonl) -> Path:
     rows: list[dict | str] = list(small_reports(40, seed=5))
     rows.insert(3, "{not json")
     rows.insert(17, {"id": "no-text"})
@@ -381,9 +380,7 @@ def test_a_bad_output_is_refused_before_any_work(tmp_path: Path, corpus: Path) -
 
 
 @pytest.mark.skipif(not HAVE_SURROGATES, reason="no surrogates")
-def test_vault_and_replacer_stats_survive_a_resume(
-    tmp_path: Path, corpus: Path, write_jsonl: Callable[..., Path]
-) -> None:
+def test_vault_and_replacer_stats_survive_a_resume(tmp_path: Path, corpus: Path, write_jsonl) -> None:
     from radeid.vault import read_vault, reidentify_text
 
     rows = small_reports(40, seed=9)

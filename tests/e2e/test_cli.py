@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def test_quick_start_deidentifies_every_example(tmp_path: Path, cli: Callable[..., tuple[int, str]]) -> None:
+def test_quick_start_deidentifies_every_example(tmp_path: Path, cli) -> None:
     out = tmp_path / "out"
     code, output = cli("deid", EXAMPLES, "-o", out, "-q")
     assert code == 0, output
@@ -25,9 +24,7 @@ def test_quick_start_deidentifies_every_example(tmp_path: Path, cli: Callable[..
         assert "text" not in row and "original" not in row
 
 
-def test_jsonl_mask_and_tag_modes(
-    tmp_path: Path, write_jsonl: Callable[..., Path], reports: list[dict], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_jsonl_mask_and_tag_modes(tmp_path: Path, write_jsonl, reports: list[dict], cli) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     code, output = cli("deid", src, "-o", tmp_path / "masked.jsonl", "--mode", "mask", "-q")
     assert code == 0, output
@@ -45,9 +42,7 @@ def test_jsonl_mask_and_tag_modes(
     assert "[EMAIL]" in tagged[2]["text"]
 
 
-def test_malformed_line_fails_cleanly_without_output(
-    tmp_path: Path, write_jsonl: Callable[..., Path], cli: Callable[..., tuple[int, str]], reports: list[dict]
-) -> None:
+def test_malformed_line_fails_cleanly_without_output(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", [reports[0], '{"id": "r2", "text": oops}', reports[2]])
     out = tmp_path / "out.jsonl"
     code, output = cli("deid", src, "-o", out, "-q")
@@ -58,9 +53,7 @@ def test_malformed_line_fails_cleanly_without_output(
     assert not list(tmp_path.glob("*.tmp*")) and not list(tmp_path.glob(".*tmp*"))
 
 
-def test_skip_keeps_every_good_document(
-    tmp_path: Path, write_jsonl: Callable[..., Path], cli: Callable[..., tuple[int, str]], reports: list[dict]
-) -> None:
+def test_skip_keeps_every_good_document(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", [reports[0], '{"id": "r2", "text": oops}', reports[2]])
     out = tmp_path / "out.jsonl"
     code, output = cli("deid", src, "-o", out, "--on-error", "skip", "-q")
@@ -69,9 +62,7 @@ def test_skip_keeps_every_good_document(
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["r1", "r3"]
 
 
-def test_existing_output_survives_a_failed_run(
-    tmp_path: Path, write_jsonl: Callable[..., Path], cli: Callable[..., tuple[int, str]], reports: list[dict]
-) -> None:
+def test_existing_output_survives_a_failed_run(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     out = tmp_path / "out.jsonl"
     out.write_text("good old output\n", encoding="utf-8")
     src = write_jsonl(tmp_path / "in.jsonl", ['{"id": 1', reports[0]])
@@ -80,9 +71,7 @@ def test_existing_output_survives_a_failed_run(
     assert out.read_text(encoding="utf-8") == "good old output\n"
 
 
-def test_detect_writes_spans_without_text(
-    tmp_path: Path, write_jsonl: Callable[..., Path], reports: list[dict], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_detect_writes_spans_without_text(tmp_path: Path, write_jsonl, reports: list[dict], cli) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     out = tmp_path / "spans.jsonl"
     code, output = cli("detect", src, "-o", out, "-q")
@@ -96,7 +85,7 @@ def test_detect_writes_spans_without_text(
     assert "text" not in json.dumps(rows[0]["spans"])
 
 
-def test_csv_columns_and_deny_list(tmp_path: Path, cli: Callable[..., tuple[int, str]]) -> None:
+def test_csv_columns_and_deny_list(tmp_path: Path, cli) -> None:
     src = tmp_path / "notes.csv"
     src.write_text('note_id,body,mrn\nn1,"Pt Zorblat seen today.\nStable.",123\n', encoding="utf-8")
     deny = tmp_path / "deny.tsv"
@@ -111,7 +100,7 @@ def test_csv_columns_and_deny_list(tmp_path: Path, cli: Callable[..., tuple[int,
     assert "123" not in written  # columns not asked for are dropped (they may hold PHI)
 
 
-def test_wrong_column_is_one_clear_error(tmp_path: Path, cli: Callable[..., tuple[int, str]]) -> None:
+def test_wrong_column_is_one_clear_error(tmp_path: Path, cli) -> None:
     src = tmp_path / "notes.csv"
     src.write_text("note_id,body\nn1,hello\n", encoding="utf-8")
     code, output = cli("deid", src, "-o", tmp_path / "o.csv", "-q")
@@ -128,12 +117,7 @@ def test_wrong_column_is_one_clear_error(tmp_path: Path, cli: Callable[..., tupl
     ],
 )
 def test_usage_errors_exit_2(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    args: tuple[str, ...],
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], write_jsonl, reports: list[dict], cli
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write_jsonl(tmp_path / "in.jsonl", reports)
@@ -141,7 +125,7 @@ def test_usage_errors_exit_2(
     assert code == 2
 
 
-def test_help_documents_commands(cli: Callable[..., tuple[int, str]]) -> None:
+def test_help_documents_commands(cli) -> None:
     code, output = cli("--help")
     assert code == 0
     for command in ("deid", "detect", "default-config"):
@@ -149,11 +133,7 @@ def test_help_documents_commands(cli: Callable[..., tuple[int, str]]) -> None:
 
 
 def test_surrogate_default_with_vault_round_trip(
-    tmp_path: Path,
-    key_file: Path,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
 ) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     out, vault = tmp_path / "deid.jsonl", tmp_path / "vault.parquet"
@@ -187,11 +167,7 @@ def test_surrogate_default_with_vault_round_trip(
 
 
 def test_without_a_key_one_is_generated_beside_the_output(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    write_jsonl: Callable[..., Path],
-    cli: Callable[..., tuple[int, str]],
-    reports: list[dict],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_jsonl, cli, reports: list[dict]
 ) -> None:
     monkeypatch.delenv("RADEID_KEY", raising=False)
     src = write_jsonl(tmp_path / "in.jsonl", reports[:1])

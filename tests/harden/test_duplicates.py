@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from radeid.journal import work_folder_for
 
 
-def test_duplicate_ids_are_refused(
-    tmp_path: Path,
-    key_file: Path,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
-) -> None:
+def test_duplicate_ids_are_refused(tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli) -> None:
     rows = [*reports, {"id": "r2", "text": "Seen by Dr. Zanzibar Quill."}]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out.jsonl"
@@ -27,9 +20,7 @@ def test_duplicate_ids_are_refused(
         assert not work_folder_for(out).exists()
 
 
-def test_detect_still_accepts_duplicates(
-    tmp_path: Path, write_jsonl: Callable[..., Path], cli: Callable[..., tuple[int, str]], reports: list[dict]
-) -> None:
+def test_detect_still_accepts_duplicates(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", [*reports, reports[0]])
     code, output = cli("detect", src, "-o", tmp_path / "spans.jsonl", "--no-model", "-q")
     assert code == 0, output

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,7 @@ from radeid.io.readers import read_documents
 
 @pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\u0085"])
 def test_line_separators_in_text_survive_the_merge_and_resume(
-    tmp_path: Path,
-    sep: str,
-    write_jsonl: Callable[..., Path],
-    cli: Callable[..., tuple[int, str]],
-    read_jsonl: Callable[[Path], list[dict]],
-    reports: list[dict],
+    tmp_path: Path, sep: str, write_jsonl, cli, read_jsonl, reports: list[dict]
 ) -> None:
     rows = [{"id": "a", "text": f"Seen by Dr. Alan Grant{sep}on 03/04/2019."}, *reports]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
@@ -47,9 +41,7 @@ def test_typer_never_prints_locals() -> None:
     assert app.pretty_exceptions_enable is False
 
 
-def test_markup_in_ids_and_paths_is_printed_verbatim(
-    tmp_path: Path, write_jsonl: Callable[..., Path], cli: Callable[..., tuple[int, str]], reports: list[dict]
-) -> None:
+def test_markup_in_ids_and_paths_is_printed_verbatim(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     folder = tmp_path / "in[old]"
     folder.mkdir()
     src = write_jsonl(folder / "c[red]x.jsonl", [{"id": "d[/x]", "text": ""}, *reports])

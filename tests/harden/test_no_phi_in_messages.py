@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,7 @@ def good(doc_id: str, text: str = TEXT) -> str:
     return json.dumps({"id": doc_id, "text": text})
 
 
-def failing_runs(
-    tmp_path: Path,
-    key: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    run: Callable[..., tuple[int, str]],
-    jsonl: Callable[..., Path],
-) -> list[tuple[int, str]]:
+def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, run, jsonl) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     t = tmp_path
     # malformed JSON, bad bytes, control characters, a missing id: all on lines full of PHI
@@ -92,12 +85,7 @@ def failing_runs(
 
 
 def test_no_planted_phi_in_any_message(
-    tmp_path: Path,
-    key_file: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
-    cli: Callable[..., tuple[int, str]],
-    write_jsonl: Callable[..., Path],
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cli, write_jsonl
 ) -> None:
     caplog.set_level(logging.DEBUG)
     runs = failing_runs(tmp_path, key_file, monkeypatch, cli, write_jsonl)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from radeid.paths import PathConflictError, check_paths
 
 
 @pytest.fixture
-def setup(tmp_path: Path, write_jsonl: Callable[..., Path], reports: list[dict], key_file: Path) -> tuple[Path, Path]:
+def setup(tmp_path: Path, write_jsonl, reports: list[dict], key_file: Path) -> tuple[Path, Path]:
     return write_jsonl(tmp_path / "c.jsonl", reports), key_file
 
 
@@ -20,9 +19,7 @@ def _unchanged(path: Path, before: bytes) -> None:
     assert path.read_bytes() == before
 
 
-def test_audit_cannot_replace_the_input(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_audit_cannot_replace_the_input(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     before = src.read_bytes()
     code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--audit", src, "--no-model")
@@ -31,9 +28,7 @@ def test_audit_cannot_replace_the_input(
     _unchanged(src, before)
 
 
-def test_vault_cannot_replace_the_key(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_vault_cannot_replace_the_key(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     before = key.read_bytes()
     code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--vault", key, "--no-model")
@@ -41,9 +36,7 @@ def test_vault_cannot_replace_the_key(
     _unchanged(key, before)
 
 
-def test_vault_through_a_symlink_to_the_input_is_refused(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_vault_through_a_symlink_to_the_input_is_refused(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     link = tmp_path / "link.parquet"
     os.symlink(src, link)
@@ -53,9 +46,7 @@ def test_vault_through_a_symlink_to_the_input_is_refused(
     _unchanged(src, before)
 
 
-def test_output_audit_and_vault_must_differ(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_output_audit_and_vault_must_differ(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     out = tmp_path / "o.jsonl"
     code, output = cli("deid", src, "-o", out, "--key-file", key, "--audit", out, "--no-model")
@@ -76,9 +67,7 @@ def test_output_audit_and_vault_must_differ(
     assert code == 2, output
 
 
-def test_reidentify_cannot_overwrite_the_vault_or_key(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_reidentify_cannot_overwrite_the_vault_or_key(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     out, vault = tmp_path / "o.jsonl", tmp_path / "v.parquet"
     code, output = cli("deid", src, "-o", out, "--key-file", key, "--vault", vault, "--no-model", "-q")
@@ -93,9 +82,7 @@ def test_reidentify_cannot_overwrite_the_vault_or_key(
     assert code == 2, output
 
 
-def test_detect_cannot_overwrite_its_config(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_detect_cannot_overwrite_its_config(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, _ = setup
     config = tmp_path / "c.toml"
     config.write_text("")
@@ -135,9 +122,7 @@ def test_passphrase_is_stretched_before_use() -> None:
     assert key == decode_key("correct horse battery staple", "again")
 
 
-def test_evaluate_cannot_overwrite_its_gold(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_evaluate_cannot_overwrite_its_gold(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, _ = setup
     before = src.read_bytes()
     code, output = cli("evaluate", src, "--markdown", src)
@@ -148,9 +133,7 @@ def test_evaluate_cannot_overwrite_its_gold(
     _unchanged(src, before)
 
 
-def test_spark_deid_cannot_write_its_audit_onto_the_input(
-    tmp_path: Path, setup: tuple[Path, Path], cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_spark_deid_cannot_write_its_audit_onto_the_input(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     pytest.importorskip("pyspark")
     src, key = setup
     before = src.read_bytes()

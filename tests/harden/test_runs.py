@@ -4,7 +4,6 @@ pipeline errors, signals, locks and leftovers."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,7 @@ def rows(n: int, tag: str = "Grant") -> list[dict]:
     ]
 
 
-def test_input_changed_during_the_run_is_refused(tmp_path: Path, write_jsonl: Callable[..., Path]) -> None:
+def test_input_changed_during_the_run_is_refused(tmp_path: Path, write_jsonl) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(12))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     calls = []
@@ -45,7 +44,7 @@ def test_input_changed_during_the_run_is_refused(tmp_path: Path, write_jsonl: Ca
     assert not out.exists() and not vault.exists()
 
 
-def check_agree(src: Path, out: Path, vault: Path, read_jsonl: Callable[[Path], list[dict]]) -> None:
+def check_agree(src: Path, out: Path, vault: Path, read_jsonl) -> None:
     originals = {r["id"]: r["text"] for r in read_jsonl(src)}
     opened = read_vault(vault, KEY)
     got = read_jsonl(out)
@@ -77,11 +76,7 @@ def exploding(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
 
 
 def test_pipeline_error_on_one_document_is_skipped_by_id(
-    tmp_path: Path,
-    exploding: None,
-    write_jsonl: Callable[..., Path],
-    cli: Callable[..., tuple[int, str]],
-    read_jsonl: Callable[[Path], list[dict]],
+    tmp_path: Path, exploding: None, write_jsonl, cli, read_jsonl
 ) -> None:
     data = rows(9)
     data[5]["text"] = f"BOOM {SECRET} seen on 03/04/2019."
@@ -106,11 +101,7 @@ class Killed(BaseException):
 
 @pytest.mark.parametrize("step", ["staged", "recorded", "moved:0", "moved:1", "moved:2"])
 def test_a_crash_at_any_commit_step_is_finished_by_resume(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    step: str,
-    write_jsonl: Callable[..., Path],
-    read_jsonl: Callable[[Path], list[dict]],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, write_jsonl, read_jsonl
 ) -> None:
     import radeid.commit as commit
 
@@ -138,9 +129,7 @@ def test_a_crash_at_any_commit_step_is_finished_by_resume(
     )
 
 
-def test_resume_removes_temporaries_of_a_killed_merge(
-    tmp_path: Path, write_jsonl: Callable[..., Path], read_jsonl: Callable[[Path], list[dict]]
-) -> None:
+def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path, write_jsonl, read_jsonl) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(10))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     with pytest.raises(RuntimeError):

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,9 +48,7 @@ def wait_for_batches(proc: subprocess.Popen, output: Path, log: Path, n: int = 2
 
 
 @pytest.mark.slow
-def test_sigterm_is_handled_like_ctrl_c_and_a_second_run_is_told_one_is_in_progress(
-    tmp_path: Path, cli: Callable[..., tuple[int, str]]
-) -> None:
+def test_sigterm_is_handled_like_ctrl_c_and_a_second_run_is_told_one_is_in_progress(tmp_path: Path, cli) -> None:
     src, out, log = corpus(tmp_path / "in.jsonl"), tmp_path / "out.jsonl", tmp_path / "log.txt"
     args = ["deid", str(src), "-o", str(out), "--mode", "tag", "--no-model", "-w", "1", "--batch-size", "4", "-q"]
     proc = start(args, log)
@@ -70,11 +67,7 @@ def test_sigterm_is_handled_like_ctrl_c_and_a_second_run_is_told_one_is_in_progr
 
 
 def test_unwritable_vault_is_refused_before_any_work(
-    tmp_path: Path,
-    key_file: Path,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
 ) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     locked = tmp_path / "locked"
@@ -94,11 +87,7 @@ def test_unwritable_vault_is_refused_before_any_work(
 
 
 def test_vault_path_that_is_a_folder_is_refused_before_any_work(
-    tmp_path: Path,
-    key_file: Path,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
 ) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     (tmp_path / "v").mkdir()
@@ -111,11 +100,7 @@ def test_vault_path_that_is_a_folder_is_refused_before_any_work(
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_bad_rule_file_is_a_usage_error_with_any_worker_count(
-    tmp_path: Path,
-    workers: str,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, workers: str, write_jsonl, reports: list[dict], cli
 ) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     config = tmp_path / "c.toml"
@@ -127,11 +112,7 @@ def test_a_bad_rule_file_is_a_usage_error_with_any_worker_count(
 
 
 def test_disk_full_during_the_merge_names_the_path_and_says_resume(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_jsonl, reports: list[dict], cli
 ) -> None:
     import errno
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -37,7 +36,7 @@ def test_integral_float_ids_and_patient_ids_count_as_their_digits(tmp_path: Path
     assert warning.severity == "warning" and "3.5" not in warning.describe()
 
 
-def test_a_lost_row_group_counts_all_its_rows(tmp_path: Path, monkeypatch, cli: Callable[..., tuple[int, str]]) -> None:  # noqa: ANN001
+def test_a_lost_row_group_counts_all_its_rows(tmp_path: Path, monkeypatch, cli) -> None:  # noqa: ANN001
     import radeid.io.readers as readers
 
     src = tmp_path / "g.parquet"
@@ -48,7 +47,7 @@ def test_a_lost_row_group_counts_all_its_rows(tmp_path: Path, monkeypatch, cli: 
     assert "1000 record(s) skipped" in output.replace("\n", " "), output
 
 
-def test_stopped_message_counts_the_valid_documents_read(tmp_path: Path, cli: Callable[..., tuple[int, str]]) -> None:
+def test_stopped_message_counts_the_valid_documents_read(tmp_path: Path, cli) -> None:
     src = tmp_path / "s.jsonl"
     src.write_text('{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n{"id": "c", "text": "z"}\n{broken\n')
     code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--mode", "tag", "-w", "1")

@@ -4,7 +4,6 @@ a partial vault and a crafted key-derivation cost are refused."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -99,11 +98,7 @@ def test_crafted_scrypt_cost_is_refused_fast(vault: Path) -> None:
 
 
 def test_reidentify_with_another_runs_vault_fails(
-    tmp_path: Path,
-    key_file: Path,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
 ) -> None:
     key = key_file
     one = write_jsonl(tmp_path / "one.jsonl", reports)
@@ -137,11 +132,7 @@ def test_reidentify_with_another_runs_vault_fails(
 
 
 def test_reidentify_with_a_partial_input_or_vault_fails(
-    tmp_path: Path,
-    key_file: Path,
-    write_jsonl: Callable[..., Path],
-    reports: list[dict],
-    cli: Callable[..., tuple[int, str]],
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
 ) -> None:
     key = key_file
     src = write_jsonl(tmp_path / "in.jsonl", reports)
