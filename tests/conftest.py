@@ -1,7 +1,8 @@
 """Fixtures shared by the whole suite (issue 11: one definition instead of one per test file).
 
 - `cli`: run the `radeid` command in process (typer's `CliRunner`); `cli("deid", src, "-o", out)`
-  returns (exit code, stdout + stderr, plus the traceback of an exception other than `SystemExit`);
+  (optionally `env={...}`) returns (exit code, stdout + stderr, plus the traceback of an exception
+  other than `SystemExit`);
 - `write_jsonl` / `read_jsonl`: write rows (dicts, or raw lines written as they are) as JSONL and
   read them back;
 - `reports`: three short reports, the first and last full of PHI, the middle one free of it;
@@ -35,10 +36,10 @@ REPORTS = (
 )
 
 
-def _invoke(*args: str | Path) -> tuple[int, str]:
+def _invoke(*args: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]:
     from radeid.cli import app
 
-    result = CliRunner().invoke(app, [str(a) for a in args])
+    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
     out = result.output + (result.stderr if result.stderr_bytes is not None else "")
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         out += "".join(traceback.format_exception(result.exception))
