@@ -47,9 +47,6 @@ class Level(str, Enum):
     core = "core"
 
 
-_FILE_WIDTH = 200  # tables printed to a file or a pipe
-
-
 class Alternative(str, Enum):
     two_sided = "two-sided"
     greater = "greater"
@@ -57,12 +54,10 @@ class Alternative(str, Enum):
 
 
 def _consoles() -> tuple[Console, Console]:
-    # Built per call so that test runners capturing stdout/stderr see the output. Tables written to
-    # a file or a pipe get the room they need whatever COLUMNS says (at 40 columns every number was
-    # cut to "1.0…"); messages on stderr are never hard-wrapped.
+    # Built per call so that test runners capturing stdout/stderr see the output; tables written to a
+    # file or a pipe get the room they need whatever COLUMNS says (at 40, every number read "1.0…").
     out = Console(highlight=False)
-    if not out.is_terminal:
-        out = Console(highlight=False, width=max(out.width, _FILE_WIDTH))
+    out = out if out.is_terminal else Console(highlight=False, width=max(out.width, 200))
     return out, Console(stderr=True, highlight=False, soft_wrap=True)
 
 
