@@ -10,11 +10,6 @@ from radeid.normalize import normalize_for_matching
 from radeid.pipeline import Deidentifier
 
 
-@pytest.fixture(scope="module")
-def rules_only() -> Deidentifier:
-    return Deidentifier(Config.load(overrides={"pipeline": {"detectors": ["rules", "lexicon"]}}))
-
-
 @pytest.mark.parametrize(
     ("text", "expected", "label"),
     [

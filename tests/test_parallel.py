@@ -55,11 +55,6 @@ def small_reports(n: int, seed: int = 0) -> list[dict]:
     return rows
 
 
-def write_jsonl(path: Path, rows: list[dict | str]) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 def spec_for(mode: str, batch_size: int = 8, **config: object) -> PipelineSpec:
     cfg = Config.load(overrides={"pipeline": {"batch_size": batch_size}, **config})
     return PipelineSpec.surrogates(KEY, cfg) if mode == "surrogate" else PipelineSpec.masking(cfg, mode)
@@ -93,7 +88,7 @@ def crash_after(n: int):
 
 
 @pytest.fixture
-def corpus(tmp_path: Path) -> Path:
+def corpus(tmp_path: Path, write_jsonl) -> Path:
     return write_jsonl(tmp_path / "in.jsonl", small_reports(120))
 
 
@@ -185,7 +180,8 @@ def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path:
 # ------------------------------------------------------------------------------------ bad records
 
 
-def bad_corpus(tmp_path: Path) -> Path:
+@pytest.fixture
+def bad_corpus(tmp_path: Path, write_jsonl) -> Path:
     rows: list[dict | str] = list(small_reports(40, seed=5))
     rows.insert(3, "{not json")
     rows.insert(17, {"id": "no-text"})
@@ -193,8 +189,8 @@ def bad_corpus(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "bad.jsonl", rows)
 
 
-def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_path: Path) -> None:
-    source = bad_corpus(tmp_path)
+def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_path: Path, bad_corpus: Path) -> None:
+    source = bad_corpus
     spec = spec_for("mask", batch_size=4)
     ref_out = tmp_path / "ref.jsonl"
     ref = deidentify_path(spec.build(), source, ref_out, on_error="skip")
@@ -210,8 +206,10 @@ def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_pat
     assert summary.resumed and summary.resumed_batches == 4 and summary.resumed_documents == 16
 
 
-def test_a_bad_record_with_on_error_fail_writes_nothing_and_leaves_no_work_folder(tmp_path: Path) -> None:
-    source = bad_corpus(tmp_path)
+def test_a_bad_record_with_on_error_fail_writes_nothing_and_leaves_no_work_folder(
+    tmp_path: Path, bad_corpus: Path
+) -> None:
+    source = bad_corpus
     out = tmp_path / "par.jsonl"
     with pytest.raises(RunAborted) as caught:
         deidentify_path_parallel(spec_for("mask", batch_size=2), source, out, workers=1)
@@ -382,7 +380,7 @@ def test_a_bad_output_is_refused_before_any_work(tmp_path: Path, corpus: Path) -
 
 
 @pytest.mark.skipif(not HAVE_SURROGATES, reason="no surrogates")
-def test_vault_and_replacer_stats_survive_a_resume(tmp_path: Path, corpus: Path) -> None:
+def test_vault_and_replacer_stats_survive_a_resume(tmp_path: Path, corpus: Path, write_jsonl) -> None:
     from radeid.vault import read_vault, reidentify_text
 
     rows = small_reports(40, seed=9)

@@ -6,35 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from radeid.cli import app
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-runner = CliRunner()
 
 
-def invoke(*args: str | Path) -> tuple[int, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result.exit_code, result.output + (result.stderr if result.stderr_bytes is not None else "")
-
-
-def write_jsonl(path: Path, rows: list[dict | str]) -> Path:
-    lines = [row if isinstance(row, str) else json.dumps(row) for row in rows]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-REPORTS = [
-    {"id": "r1", "text": "MRN: 4455667. Seen by Dr. Alan Grant on 03/04/2019. Call (555) 201-3344."},
-    {"id": "r2", "text": "No acute cardiopulmonary process. Stable Parkinson disease."},
-    {"id": "r3", "text": "Accession: CT-2019-004512. Email results to agrant@jurassic-health.org."},
-]
-
-
-def test_quick_start_deidentifies_every_example(tmp_path: Path) -> None:
+def test_quick_start_deidentifies_every_example(tmp_path: Path, cli) -> None:
     out = tmp_path / "out"
-    code, output = invoke("deid", EXAMPLES, "-o", out, "-q")
+    code, output = cli("deid", EXAMPLES, "-o", out, "-q")
     assert code == 0, output
     inputs = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.rglob("*.txt"))
     outputs = sorted(p.relative_to(out) for p in out.rglob("*.txt"))
@@ -46,28 +24,28 @@ def test_quick_start_deidentifies_every_example(tmp_path: Path) -> None:
         assert "text" not in row and "original" not in row
 
 
-def test_jsonl_mask_and_tag_modes(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
-    code, output = invoke("deid", src, "-o", tmp_path / "masked.jsonl", "--mode", "mask", "-q")
+def test_jsonl_mask_and_tag_modes(tmp_path: Path, write_jsonl, reports: list[dict], cli) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
+    code, output = cli("deid", src, "-o", tmp_path / "masked.jsonl", "--mode", "mask", "-q")
     assert code == 0, output
     masked = [json.loads(line) for line in (tmp_path / "masked.jsonl").read_text().splitlines()]
     assert [r["id"] for r in masked] == ["r1", "r2", "r3"]
-    for original, row in zip(REPORTS, masked, strict=True):
+    for original, row in zip(reports, masked, strict=True):
         assert len(row["text"]) == len(original["text"])  # same-length mask keeps offsets
     assert "4455667" not in masked[0]["text"] and "Grant" not in masked[0]["text"]
-    assert masked[1]["text"] == REPORTS[1]["text"]  # eponym and clean prose untouched
+    assert masked[1]["text"] == reports[1]["text"]  # eponym and clean prose untouched
 
-    code, output = invoke("deid", src, "-o", tmp_path / "tagged.jsonl", "--mode", "tag", "-q")
+    code, output = cli("deid", src, "-o", tmp_path / "tagged.jsonl", "--mode", "tag", "-q")
     assert code == 0, output
     tagged = [json.loads(line) for line in (tmp_path / "tagged.jsonl").read_text().splitlines()]
     assert "[ID]" in tagged[0]["text"] and "[DATE]" in tagged[0]["text"] and "[PHONE]" in tagged[0]["text"]
     assert "[EMAIL]" in tagged[2]["text"]
 
 
-def test_malformed_line_fails_cleanly_without_output(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", [REPORTS[0], '{"id": "r2", "text": oops}', REPORTS[2]])
+def test_malformed_line_fails_cleanly_without_output(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", [reports[0], '{"id": "r2", "text": oops}', reports[2]])
     out = tmp_path / "out.jsonl"
-    code, output = invoke("deid", src, "-o", out, "-q")
+    code, output = cli("deid", src, "-o", out, "-q")
     assert code == 1
     assert "line 2" in output and "in.jsonl" in output
     assert "Grant" not in output  # errors never echo document text
@@ -75,45 +53,45 @@ def test_malformed_line_fails_cleanly_without_output(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.tmp*")) and not list(tmp_path.glob(".*tmp*"))
 
 
-def test_skip_keeps_every_good_document(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", [REPORTS[0], '{"id": "r2", "text": oops}', REPORTS[2]])
+def test_skip_keeps_every_good_document(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", [reports[0], '{"id": "r2", "text": oops}', reports[2]])
     out = tmp_path / "out.jsonl"
-    code, output = invoke("deid", src, "-o", out, "--on-error", "skip", "-q")
+    code, output = cli("deid", src, "-o", out, "--on-error", "skip", "-q")
     assert code == 0, output
     assert "line 2" in output
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["r1", "r3"]
 
 
-def test_existing_output_survives_a_failed_run(tmp_path: Path) -> None:
+def test_existing_output_survives_a_failed_run(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     out = tmp_path / "out.jsonl"
     out.write_text("good old output\n", encoding="utf-8")
-    src = write_jsonl(tmp_path / "in.jsonl", ['{"id": 1', REPORTS[0]])
-    code, _ = invoke("deid", src, "-o", out, "-q")
+    src = write_jsonl(tmp_path / "in.jsonl", ['{"id": 1', reports[0]])
+    code, _ = cli("deid", src, "-o", out, "-q")
     assert code == 1
     assert out.read_text(encoding="utf-8") == "good old output\n"
 
 
-def test_detect_writes_spans_without_text(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+def test_detect_writes_spans_without_text(tmp_path: Path, write_jsonl, reports: list[dict], cli) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     out = tmp_path / "spans.jsonl"
-    code, output = invoke("detect", src, "-o", out, "-q")
+    code, output = cli("detect", src, "-o", out, "-q")
     assert code == 0, output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["r1", "r2", "r3"]
-    text = REPORTS[0]["text"]
+    text = reports[0]["text"]
     found = {(text[s["start"] : s["end"]], s["category"]) for s in rows[0]["spans"]}
     assert ("4455667", "ID") in found and ("03/04/2019", "DATE") in found and ("Alan Grant", "HCW") in found
     assert rows[1]["spans"] == []
     assert "text" not in json.dumps(rows[0]["spans"])
 
 
-def test_csv_columns_and_deny_list(tmp_path: Path) -> None:
+def test_csv_columns_and_deny_list(tmp_path: Path, cli) -> None:
     src = tmp_path / "notes.csv"
     src.write_text('note_id,body,mrn\nn1,"Pt Zorblat seen today.\nStable.",123\n', encoding="utf-8")
     deny = tmp_path / "deny.tsv"
     deny.write_text("Zorblat\tPATIENT\n", encoding="utf-8")
     out = tmp_path / "out.csv"
-    code, output = invoke(
+    code, output = cli(
         "deid", src, "-o", out, "--id-col", "note_id", "--text-col", "body", "--deny-list", deny, "--mode", "tag", "-q"
     )
     assert code == 0, output
@@ -122,10 +100,10 @@ def test_csv_columns_and_deny_list(tmp_path: Path) -> None:
     assert "123" not in written  # columns not asked for are dropped (they may hold PHI)
 
 
-def test_wrong_column_is_one_clear_error(tmp_path: Path) -> None:
+def test_wrong_column_is_one_clear_error(tmp_path: Path, cli) -> None:
     src = tmp_path / "notes.csv"
     src.write_text("note_id,body\nn1,hello\n", encoding="utf-8")
-    code, output = invoke("deid", src, "-o", tmp_path / "o.csv", "-q")
+    code, output = cli("deid", src, "-o", tmp_path / "o.csv", "-q")
     assert code != 0
     assert "body" in output or "note_id" in output  # names the columns that exist
 
@@ -138,59 +116,62 @@ def test_wrong_column_is_one_clear_error(tmp_path: Path) -> None:
         ("deid", "in.jsonl", "-o", "x.jsonl", "--mode", "blur"),
     ],
 )
-def test_usage_errors_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+def test_usage_errors_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], write_jsonl, reports: list[dict], cli
+) -> None:
     monkeypatch.chdir(tmp_path)
-    write_jsonl(tmp_path / "in.jsonl", REPORTS)
-    code, _ = invoke(*args)
+    write_jsonl(tmp_path / "in.jsonl", reports)
+    code, _ = cli(*args)
     assert code == 2
 
 
-def test_help_documents_commands() -> None:
-    code, output = invoke("--help")
+def test_help_documents_commands(cli) -> None:
+    code, output = cli("--help")
     assert code == 0
     for command in ("deid", "detect", "default-config"):
         assert command in output
 
 
-def test_surrogate_default_with_vault_round_trip(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
-    key = tmp_path / "site.key"
-    key.write_text("ab" * 32 + "\n", encoding="ascii")
-    key.chmod(0o600)
+def test_surrogate_default_with_vault_round_trip(
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     out, vault = tmp_path / "deid.jsonl", tmp_path / "vault.parquet"
-    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", vault, "-q")
+    code, output = cli("deid", src, "-o", out, "--key-file", key_file, "--vault", vault, "-q")
     assert code == 0, output
     deid = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in deid] == ["r1", "r2", "r3"]
     for secret in ("4455667", "Alan Grant", "03/04/2019", "201-3344", "agrant@jurassic-health.org"):
         assert secret not in deid[0]["text"] + deid[2]["text"]
-    assert deid[1]["text"] == REPORTS[1]["text"]
+    assert deid[1]["text"] == reports[1]["text"]
     assert "Dr. " in deid[0]["text"] and "MRN: " in deid[0]["text"]  # surrounding text kept
 
     # the same key gives the same surrogates on a second run
     again = tmp_path / "again.jsonl"
-    assert invoke("deid", src, "-o", again, "--key-file", key, "-q")[0] == 0
+    assert cli("deid", src, "-o", again, "--key-file", key_file, "-q")[0] == 0
     assert again.read_text() == out.read_text()
 
     restored = tmp_path / "restored.jsonl"
-    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", restored, "-q")
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", key_file, "-o", restored, "-q")
     assert code == 0, output
     assert [json.loads(line) for line in restored.read_text().splitlines()] == [
-        {"id": r["id"], "text": r["text"]} for r in REPORTS
+        {"id": r["id"], "text": r["text"]} for r in reports
     ]
 
     wrong = tmp_path / "wrong.key"
     wrong.write_text("cd" * 32 + "\n", encoding="ascii")
     wrong.chmod(0o600)
-    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", wrong, "-o", tmp_path / "no.jsonl")
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", wrong, "-o", tmp_path / "no.jsonl")
     assert code == 3
     assert not (tmp_path / "no.jsonl").exists()
 
 
-def test_without_a_key_one_is_generated_beside_the_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_key_one_is_generated_beside_the_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_jsonl, cli, reports: list[dict]
+) -> None:
     monkeypatch.delenv("RADEID_KEY", raising=False)
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS[:1])
-    code, output = invoke("deid", src, "-o", tmp_path / "o" / "deid.jsonl", "-q")
+    src = write_jsonl(tmp_path / "in.jsonl", reports[:1])
+    code, output = cli("deid", src, "-o", tmp_path / "o" / "deid.jsonl", "-q")
     assert code == 0, output
     key = tmp_path / "o" / "radeid.key"
     assert key.exists() and (key.stat().st_mode & 0o777) == 0o600

@@ -51,11 +51,6 @@ PRED_B = [
 ]
 
 
-def write_jsonl(path: Path, rows: list[dict] | list[str]) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def app() -> typer.Typer:
     app = typer.Typer()
@@ -69,7 +64,7 @@ def app() -> typer.Typer:
 
 
 @pytest.fixture
-def files(tmp_path: Path) -> SimpleNamespace:
+def files(tmp_path: Path, write_jsonl) -> SimpleNamespace:
     return SimpleNamespace(
         gold=write_jsonl(tmp_path / "gold.jsonl", GOLD),
         a=write_jsonl(tmp_path / "a.spans.jsonl", PRED_A),
@@ -115,7 +110,7 @@ def test_show_text_reveals_missed_strings(app, files) -> None:
     assert "john" in out.lower() and "smith" in out.lower()
 
 
-def test_unknown_prediction_ids_are_bad_input(app, files) -> None:
+def test_unknown_prediction_ids_are_bad_input(app, files, write_jsonl) -> None:
     pred = write_jsonl(files.dir / "p.jsonl", [*PRED_A, {"id": "ghost", "spans": []}])
     code, out = invoke(app, "evaluate", files.gold, pred, "--bootstrap", "0")
     assert code == 1 and "ghost" in out
@@ -123,13 +118,13 @@ def test_unknown_prediction_ids_are_bad_input(app, files) -> None:
     assert code == 0 and "ghost" in out
 
 
-def test_missing_predictions_only_warn(app, files) -> None:
+def test_missing_predictions_only_warn(app, files, write_jsonl) -> None:
     pred = write_jsonl(files.dir / "p.jsonl", PRED_A[:2])
     code, out = invoke(app, "evaluate", files.gold, pred, "--bootstrap", "0", "-q")
     assert code == 0 and "r3" in out and "no predictions" in out
 
 
-def test_bad_input_and_usage_errors(app, files) -> None:
+def test_bad_input_and_usage_errors(app, files, write_jsonl) -> None:
     bad_pred = write_jsonl(files.dir / "bad.jsonl", ['{"id": "r1", "spans": [', *[json.dumps(r) for r in PRED_A]])
     assert invoke(app, "evaluate", files.gold, bad_pred)[0] == 1
     bad_gold = write_jsonl(files.dir / "badgold.jsonl", [*GOLD, {"id": "r9"}])  # no text
@@ -238,7 +233,7 @@ def test_a_key_file_means_the_same_key_bytes_as_in_deid(app, files, monkeypatch)
     assert seen == [bytes(range(32))]  # the key `radeid deid --key-file` uses, not the file's 65 text bytes
 
 
-def test_brat_gold_with_a_label_map(app, tmp_path: Path) -> None:
+def test_brat_gold_with_a_label_map(app, tmp_path: Path, write_jsonl) -> None:
     gold = tmp_path / "brat"
     gold.mkdir()
     (gold / "n1.txt").write_text("Seen by Dr Grant today .", encoding="utf-8")

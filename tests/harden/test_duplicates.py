@@ -6,15 +6,13 @@ from pathlib import Path
 
 from radeid.journal import work_folder_for
 
-from .helpers import REPORTS, invoke, write_jsonl
 
-
-def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
-    rows = [*REPORTS, {"id": "r2", "text": "Seen by Dr. Zanzibar Quill."}]
+def test_duplicate_ids_are_refused(tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli) -> None:
+    rows = [*reports, {"id": "r2", "text": "Seen by Dr. Zanzibar Quill."}]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out.jsonl"
     for workers in ("1", "2"):
-        code, output = invoke("deid", src, "-o", out, "--no-model", "-w", workers, "--key-file", _key(tmp_path))
+        code, output = cli("deid", src, "-o", out, "--no-model", "-w", workers, "--key-file", key_file)
         assert code == 2, output
         assert "'r2'" in output and "duplicate" in output
         assert "Zanzibar" not in output
@@ -22,15 +20,7 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
         assert not work_folder_for(out).exists()
 
 
-def test_detect_still_accepts_duplicates(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", [*REPORTS, REPORTS[0]])
-    code, output = invoke("detect", src, "-o", tmp_path / "spans.jsonl", "--no-model", "-q")
+def test_detect_still_accepts_duplicates(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", [*reports, reports[0]])
+    code, output = cli("detect", src, "-o", tmp_path / "spans.jsonl", "--no-model", "-q")
     assert code == 0, output
-
-
-def _key(tmp_path: Path) -> Path:
-    key = tmp_path / "k.key"
-    if not key.exists():
-        key.write_text("cd" * 32)
-        key.chmod(0o600)
-    return key

@@ -10,15 +10,15 @@ from radeid.cli import app
 from radeid.io.errors import ReadIssue
 from radeid.io.readers import read_documents
 
-from .helpers import REPORTS, invoke, read_jsonl, write_jsonl
-
 
 @pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\u0085"])
-def test_line_separators_in_text_survive_the_merge_and_resume(tmp_path: Path, sep: str) -> None:
-    rows = [{"id": "a", "text": f"Seen by Dr. Alan Grant{sep}on 03/04/2019."}, *REPORTS]
+def test_line_separators_in_text_survive_the_merge_and_resume(
+    tmp_path: Path, sep: str, write_jsonl, cli, read_jsonl, reports: list[dict]
+) -> None:
+    rows = [{"id": "a", "text": f"Seen by Dr. Alan Grant{sep}on 03/04/2019."}, *reports]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out.jsonl"
-    code, output = invoke("deid", src, "-o", out, "--no-model", "--mode", "tag", "-w", "1", "-q")
+    code, output = cli("deid", src, "-o", out, "--no-model", "--mode", "tag", "-w", "1", "-q")
     assert code == 0, output
     got = read_jsonl(out)
     assert [r["id"] for r in got] == ["a", "r1", "r2", "r3"]
@@ -41,11 +41,11 @@ def test_typer_never_prints_locals() -> None:
     assert app.pretty_exceptions_enable is False
 
 
-def test_markup_in_ids_and_paths_is_printed_verbatim(tmp_path: Path) -> None:
+def test_markup_in_ids_and_paths_is_printed_verbatim(tmp_path: Path, write_jsonl, cli, reports: list[dict]) -> None:
     folder = tmp_path / "in[old]"
     folder.mkdir()
-    src = write_jsonl(folder / "c[red]x.jsonl", [{"id": "d[/x]", "text": ""}, *REPORTS])
-    code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--mode", "tag")
+    src = write_jsonl(folder / "c[red]x.jsonl", [{"id": "d[/x]", "text": ""}, *reports])
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--mode", "tag")
     assert code == 0, output
     flat = output.replace("\n", "")
     assert "d[/x]" in flat

@@ -9,41 +9,16 @@ import traceback
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from radeid.cli import app
 
 PLANTED = ["Zanzibar Quillfeather", "MRN 77441236", "quill@zanzibar.example", "Bartholomew-Xu"]
 TEXT = f"Seen by Dr. {PLANTED[0]}, {PLANTED[1]}, mail {PLANTED[2]}. Patient {PLANTED[3]} stable."
-runner = CliRunner()
-
-
-def run(*args: object) -> tuple[int, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    text = result.output + (result.stderr if result.stderr_bytes is not None else "")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        text += "".join(traceback.format_exception(result.exception))
-    return result.exit_code, text
-
-
-@pytest.fixture
-def key(tmp_path: Path) -> Path:
-    path = tmp_path / "site.key"
-    path.write_text("12" * 32)
-    path.chmod(0o600)
-    return path
-
-
-def jsonl(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return path
 
 
 def good(doc_id: str, text: str = TEXT) -> str:
     return json.dumps({"id": doc_id, "text": text})
 
 
-def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
+def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, run, jsonl) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     t = tmp_path
     # malformed JSON, bad bytes, control characters, a missing id: all on lines full of PHI
@@ -110,10 +85,10 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_no_planted_phi_in_any_message(
-    tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cli, write_jsonl
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    runs = failing_runs(tmp_path, key, monkeypatch)
+    runs = failing_runs(tmp_path, key_file, monkeypatch, cli, write_jsonl)
     codes = [code for code, _ in runs]
     assert sum(1 for c in codes if c != 0) >= 9, codes  # the suite really fails
     everything = "\n".join(text for _, text in runs) + "\n" + caplog.text

@@ -9,55 +9,49 @@ import pytest
 
 from radeid.paths import PathConflictError, check_paths
 
-from .helpers import REPORTS, invoke, write_jsonl
-
 
 @pytest.fixture
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    src = write_jsonl(tmp_path / "c.jsonl", REPORTS)
-    key = tmp_path / "K"
-    key.write_text("ab" * 32 + "\n")
-    key.chmod(0o600)
-    return src, key
+def setup(tmp_path: Path, write_jsonl, reports: list[dict], key_file: Path) -> tuple[Path, Path]:
+    return write_jsonl(tmp_path / "c.jsonl", reports), key_file
 
 
 def _unchanged(path: Path, before: bytes) -> None:
     assert path.read_bytes() == before
 
 
-def test_audit_cannot_replace_the_input(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_audit_cannot_replace_the_input(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     before = src.read_bytes()
-    code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--audit", src, "--no-model")
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--audit", src, "--no-model")
     assert code == 2, output
     assert "--audit" in output
     _unchanged(src, before)
 
 
-def test_vault_cannot_replace_the_key(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_vault_cannot_replace_the_key(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     before = key.read_bytes()
-    code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--vault", key, "--no-model")
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--vault", key, "--no-model")
     assert code == 2, output
     _unchanged(key, before)
 
 
-def test_vault_through_a_symlink_to_the_input_is_refused(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_vault_through_a_symlink_to_the_input_is_refused(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     link = tmp_path / "link.parquet"
     os.symlink(src, link)
     before = src.read_bytes()
-    code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--vault", link, "--no-model")
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--key-file", key, "--vault", link, "--no-model")
     assert code == 2, output
     _unchanged(src, before)
 
 
-def test_output_audit_and_vault_must_differ(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_output_audit_and_vault_must_differ(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     out = tmp_path / "o.jsonl"
-    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--audit", out, "--no-model")
+    code, output = cli("deid", src, "-o", out, "--key-file", key, "--audit", out, "--no-model")
     assert code == 2, output
-    code, output = invoke(
+    code, output = cli(
         "deid",
         src,
         "-o",
@@ -73,26 +67,26 @@ def test_output_audit_and_vault_must_differ(tmp_path: Path, setup: tuple[Path, P
     assert code == 2, output
 
 
-def test_reidentify_cannot_overwrite_the_vault_or_key(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_reidentify_cannot_overwrite_the_vault_or_key(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, key = setup
     out, vault = tmp_path / "o.jsonl", tmp_path / "v.parquet"
-    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", vault, "--no-model", "-q")
+    code, output = cli("deid", src, "-o", out, "--key-file", key, "--vault", vault, "--no-model", "-q")
     assert code == 0, output
     before = vault.read_bytes()
-    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", vault)
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", key, "-o", vault)
     assert code == 2, output
     _unchanged(vault, before)
-    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", key)
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", key, "-o", key)
     assert code == 2, output
-    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", out)
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", key, "-o", out)
     assert code == 2, output
 
 
-def test_detect_cannot_overwrite_its_config(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_detect_cannot_overwrite_its_config(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, _ = setup
     config = tmp_path / "c.toml"
     config.write_text("")
-    code, output = invoke("detect", src, "-o", config, "--config", config, "--no-model")
+    code, output = cli("detect", src, "-o", config, "--config", config, "--no-model")
     assert code == 2, output
 
 
@@ -128,21 +122,21 @@ def test_passphrase_is_stretched_before_use() -> None:
     assert key == decode_key("correct horse battery staple", "again")
 
 
-def test_evaluate_cannot_overwrite_its_gold(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_evaluate_cannot_overwrite_its_gold(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     src, _ = setup
     before = src.read_bytes()
-    code, output = invoke("evaluate", src, "--markdown", src)
+    code, output = cli("evaluate", src, "--markdown", src)
     assert code == 2, output
     _unchanged(src, before)
-    code, output = invoke("compare", src, src, src, "--json", src)
+    code, output = cli("compare", src, src, src, "--json", src)
     assert code == 2, output
     _unchanged(src, before)
 
 
-def test_spark_deid_cannot_write_its_audit_onto_the_input(tmp_path: Path, setup: tuple[Path, Path]) -> None:
+def test_spark_deid_cannot_write_its_audit_onto_the_input(tmp_path: Path, setup: tuple[Path, Path], cli) -> None:
     pytest.importorskip("pyspark")
     src, key = setup
     before = src.read_bytes()
-    code, output = invoke("spark-deid", src, tmp_path / "out", "--audit", src, "--key-file", key)
+    code, output = cli("spark-deid", src, tmp_path / "out", "--audit", src, "--key-file", key)
     assert code == 2, output
     _unchanged(src, before)

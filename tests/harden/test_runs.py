@@ -14,8 +14,6 @@ from radeid.parallel import deidentify_path_parallel
 from radeid.spec import PipelineSpec
 from radeid.vault import read_vault, reidentify_text
 
-from .helpers import read_jsonl, write_jsonl
-
 KEY = bytes(range(32))
 
 
@@ -31,7 +29,7 @@ def rows(n: int, tag: str = "Grant") -> list[dict]:
     ]
 
 
-def test_input_changed_during_the_run_is_refused(tmp_path: Path) -> None:
+def test_input_changed_during_the_run_is_refused(tmp_path: Path, write_jsonl) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(12))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     calls = []
@@ -46,7 +44,7 @@ def test_input_changed_during_the_run_is_refused(tmp_path: Path) -> None:
     assert not out.exists() and not vault.exists()
 
 
-def check_agree(src: Path, out: Path, vault: Path) -> None:
+def check_agree(src: Path, out: Path, vault: Path, read_jsonl) -> None:
     originals = {r["id"]: r["text"] for r in read_jsonl(src)}
     opened = read_vault(vault, KEY)
     got = read_jsonl(out)
@@ -77,20 +75,20 @@ def exploding(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     monkeypatch.setattr(Deidentifier, "deidentify", deidentify)
 
 
-def test_pipeline_error_on_one_document_is_skipped_by_id(tmp_path: Path, exploding: None) -> None:
-    from .helpers import invoke
-
+def test_pipeline_error_on_one_document_is_skipped_by_id(
+    tmp_path: Path, exploding: None, write_jsonl, cli, read_jsonl
+) -> None:
     data = rows(9)
     data[5]["text"] = f"BOOM {SECRET} seen on 03/04/2019."
     src = write_jsonl(tmp_path / "in.jsonl", data)
     out = tmp_path / "out.jsonl"
-    code, output = invoke("deid", src, "-o", out, "--no-model", "-w", "1", "--on-error", "skip", "--batch-size", "4")
+    code, output = cli("deid", src, "-o", out, "--no-model", "-w", "1", "--on-error", "skip", "--batch-size", "4")
     assert code == 0, output
     assert "'d005'" in output and "ValueError" in output and SECRET not in output
     assert [r["id"] for r in read_jsonl(out)] == [r["id"] for r in data if r["id"] != "d005"]
     assert "8 documents" in output
 
-    code, output = invoke("deid", src, "-o", tmp_path / "o2.jsonl", "--no-model", "-w", "1", "--batch-size", "4")
+    code, output = cli("deid", src, "-o", tmp_path / "o2.jsonl", "--no-model", "-w", "1", "--batch-size", "4")
     assert code == 1, output
     assert "'d005'" in output and "ValueError" in output and SECRET not in output
     assert "Traceback" not in output
@@ -103,7 +101,7 @@ class Killed(BaseException):
 
 @pytest.mark.parametrize("step", ["staged", "recorded", "moved:0", "moved:1", "moved:2"])
 def test_a_crash_at_any_commit_step_is_finished_by_resume(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, write_jsonl, read_jsonl
 ) -> None:
     import radeid.commit as commit
 
@@ -124,14 +122,14 @@ def test_a_crash_at_any_commit_step_is_finished_by_resume(
     monkeypatch.setattr(commit, "_after_step", lambda name: None)
     summary = deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True)
     assert summary.documents == 10
-    check_agree(src, out, vault)
+    check_agree(src, out, vault, read_jsonl)
     assert not work_folder_for(out).exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["in.jsonl", "old.jsonl", "out.jsonl", "out.jsonl.audit.jsonl", "v.parquet"]
     )
 
 
-def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path) -> None:
+def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path, write_jsonl, read_jsonl) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(10))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     with pytest.raises(RuntimeError):
@@ -140,7 +138,7 @@ def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path) -> None:
     for name in (".out.jsonl.abc123.tmp", ".out.jsonl.audit.jsonl.x.tmp", ".v.parquet.y.tmp"):
         (tmp_path / name).write_text("left by a kill during the merge")
     deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True)
-    check_agree(src, out, vault)
+    check_agree(src, out, vault, read_jsonl)
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 

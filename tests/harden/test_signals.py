@@ -15,8 +15,6 @@ import pytest
 
 from radeid.journal import work_folder_for
 
-from .helpers import REPORTS, invoke, write_jsonl
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,12 +48,12 @@ def wait_for_batches(proc: subprocess.Popen, output: Path, log: Path, n: int = 2
 
 
 @pytest.mark.slow
-def test_sigterm_is_handled_like_ctrl_c_and_a_second_run_is_told_one_is_in_progress(tmp_path: Path) -> None:
+def test_sigterm_is_handled_like_ctrl_c_and_a_second_run_is_told_one_is_in_progress(tmp_path: Path, cli) -> None:
     src, out, log = corpus(tmp_path / "in.jsonl"), tmp_path / "out.jsonl", tmp_path / "log.txt"
     args = ["deid", str(src), "-o", str(out), "--mode", "tag", "--no-model", "-w", "1", "--batch-size", "4", "-q"]
     proc = start(args, log)
     wait_for_batches(proc, out, log)
-    code, output = invoke(*args)  # a second run while the first holds the lock
+    code, output = cli(*args)  # a second run while the first holds the lock
     assert code == 2, output
     assert "in progress" in output and "--resume to continue" not in output
     proc.send_signal(signal.SIGTERM)
@@ -63,24 +61,24 @@ def test_sigterm_is_handled_like_ctrl_c_and_a_second_run_is_told_one_is_in_progr
     text = log.read_text()
     assert "SIGTERM" in text and "--resume" in text and "Traceback" not in text
     assert work_folder_for(out).exists() and not out.exists()
-    code, output = invoke(*args, "--resume")
+    code, output = cli(*args, "--resume")
     assert code == 0, output
     assert out.read_text().count("\n") == 4000
 
 
-def test_unwritable_vault_is_refused_before_any_work(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+def test_unwritable_vault_is_refused_before_any_work(
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o500)
     try:
         if os.access(locked, os.W_OK):
             pytest.skip("running as a user who can write anywhere")
-        key = tmp_path / "k.key"
-        key.write_text("ab" * 32)
-        key.chmod(0o600)
+        key = key_file
         out = tmp_path / "out.jsonl"
-        code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", locked / "v.parquet", "--no-model")
+        code, output = cli("deid", src, "-o", out, "--key-file", key, "--vault", locked / "v.parquet", "--no-model")
         assert code == 2, output
         assert "v.parquet" in output.replace("\n", "")
         assert not work_folder_for(out).exists()
@@ -88,31 +86,33 @@ def test_unwritable_vault_is_refused_before_any_work(tmp_path: Path) -> None:
         locked.chmod(0o700)
 
 
-def test_vault_path_that_is_a_folder_is_refused_before_any_work(tmp_path: Path) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+def test_vault_path_that_is_a_folder_is_refused_before_any_work(
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     (tmp_path / "v").mkdir()
-    key = tmp_path / "k.key"
-    key.write_text("ab" * 32)
-    key.chmod(0o600)
+    key = key_file
     out = tmp_path / "out.jsonl"
-    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", tmp_path / "v", "--no-model", "-w", "1")
+    code, output = cli("deid", src, "-o", out, "--key-file", key, "--vault", tmp_path / "v", "--no-model", "-w", "1")
     assert code == 2, output
     assert not work_folder_for(out).exists() and not out.exists()
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_bad_rule_file_is_a_usage_error_with_any_worker_count(tmp_path: Path, workers: str) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+def test_a_bad_rule_file_is_a_usage_error_with_any_worker_count(
+    tmp_path: Path, workers: str, write_jsonl, reports: list[dict], cli
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     config = tmp_path / "c.toml"
     config.write_text('[detectors.rules]\nextra_files = ["missing-rules.toml"]\n')
-    code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--mode", "tag", "--no-model", "-c", config,
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--mode", "tag", "--no-model", "-c", config,
                           "-w", workers)  # fmt: skip
     assert code == 2, output
     assert "missing-rules.toml" in output and "Traceback" not in output
 
 
 def test_disk_full_during_the_merge_names_the_path_and_says_resume(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_jsonl, reports: list[dict], cli
 ) -> None:
     import errno
 
@@ -122,13 +122,13 @@ def test_disk_full_during_the_merge_names_the_path_and_says_resume(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(AuditWriter, "write", full)
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     out = tmp_path / "deep" / "out.jsonl"
-    code, output = invoke("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1")
+    code, output = cli("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1")
     flat = output.replace("\n", "")
     assert code == 2, output
     assert "No space left on device" in flat and str(out.parent.resolve()) in flat and "--resume" in flat
     assert "Traceback" not in output
     monkeypatch.undo()
-    code, output = invoke("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1", "--resume", "-q")
+    code, output = cli("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1", "--resume", "-q")
     assert code == 0, output

@@ -10,8 +10,6 @@ import pyarrow.parquet as pq
 from radeid.io.errors import ReadIssue
 from radeid.io.readers import read_documents
 
-from .helpers import invoke
-
 
 def test_json_control_character_message_reads_well(tmp_path: Path) -> None:
     src = tmp_path / "c.jsonl"
@@ -38,21 +36,21 @@ def test_integral_float_ids_and_patient_ids_count_as_their_digits(tmp_path: Path
     assert warning.severity == "warning" and "3.5" not in warning.describe()
 
 
-def test_a_lost_row_group_counts_all_its_rows(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_a_lost_row_group_counts_all_its_rows(tmp_path: Path, monkeypatch, cli) -> None:  # noqa: ANN001
     import radeid.io.parquet as parquet_format
 
     src = tmp_path / "g.parquet"
     pq.write_table(pa.table({"id": [f"r{i}" for i in range(1000)], "text": ["x"] * 1000}), src, row_group_size=1000)
     monkeypatch.setattr(parquet_format, "_column_values", lambda column: (_ for _ in ()).throw(pa.ArrowInvalid("bad")))
     out = tmp_path / "o.parquet"
-    code, output = invoke("deid", src, "-o", out, "--no-model", "--mode", "tag", "--on-error", "skip", "-w", "1")
+    code, output = cli("deid", src, "-o", out, "--no-model", "--mode", "tag", "--on-error", "skip", "-w", "1")
     assert "1000 record(s) skipped" in output.replace("\n", " "), output
 
 
-def test_stopped_message_counts_the_valid_documents_read(tmp_path: Path) -> None:
+def test_stopped_message_counts_the_valid_documents_read(tmp_path: Path, cli) -> None:
     src = tmp_path / "s.jsonl"
     src.write_text('{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n{"id": "c", "text": "z"}\n{broken\n')
-    code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--mode", "tag", "-w", "1")
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--mode", "tag", "-w", "1")
     assert code == 1, output
     flat = output.replace("\n", " ")
     assert "Stopped after 0 documents" not in flat and "3 valid document(s) read" in flat

@@ -14,8 +14,6 @@ from radeid import Document
 from radeid.surrogate import SurrogateReplacer
 from radeid.vault import VaultError, VaultWriter, read_vault
 
-from .helpers import REPORTS, invoke, write_jsonl
-
 KEY = b"harden-vault-key-not-a-real-secret-01"
 
 
@@ -99,19 +97,14 @@ def test_crafted_scrypt_cost_is_refused_fast(vault: Path) -> None:
     assert time.perf_counter() - started < 5
 
 
-def _key(tmp_path: Path, name: str = "k.key", hexbyte: str = "ef") -> Path:
-    key = tmp_path / name
-    key.write_text(hexbyte * 32)
-    key.chmod(0o600)
-    return key
-
-
-def test_reidentify_with_another_runs_vault_fails(tmp_path: Path) -> None:
-    key = _key(tmp_path)
-    one = write_jsonl(tmp_path / "one.jsonl", REPORTS)
-    two = write_jsonl(tmp_path / "two.jsonl", [{"id": f"x{r['id']}", "text": r["text"]} for r in REPORTS])
+def test_reidentify_with_another_runs_vault_fails(
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
+) -> None:
+    key = key_file
+    one = write_jsonl(tmp_path / "one.jsonl", reports)
+    two = write_jsonl(tmp_path / "two.jsonl", [{"id": f"x{r['id']}", "text": r["text"]} for r in reports])
     for src in (one, two):
-        code, output = invoke(
+        code, output = cli(
             "deid",
             src,
             "-o",
@@ -124,7 +117,7 @@ def test_reidentify_with_another_runs_vault_fails(tmp_path: Path) -> None:
             "-q",
         )
         assert code == 0, output
-    code, output = invoke(
+    code, output = cli(
         "reidentify",
         one.with_suffix(".out.jsonl"),
         "--vault",
@@ -138,19 +131,21 @@ def test_reidentify_with_another_runs_vault_fails(tmp_path: Path) -> None:
     assert not (tmp_path / "back.jsonl").exists()
 
 
-def test_reidentify_with_a_partial_input_or_vault_fails(tmp_path: Path) -> None:
-    key = _key(tmp_path)
-    src = write_jsonl(tmp_path / "in.jsonl", REPORTS)
+def test_reidentify_with_a_partial_input_or_vault_fails(
+    tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli
+) -> None:
+    key = key_file
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
-    code, output = invoke("deid", src, "-o", out, "--key-file", key, "--vault", vault, "--no-model", "-q")
+    code, output = cli("deid", src, "-o", out, "--key-file", key, "--vault", vault, "--no-model", "-q")
     assert code == 0, output
     lines = out.read_text().split("\n")
     fewer = tmp_path / "fewer.jsonl"
     fewer.write_text("\n".join(lines[:2]) + "\n")
-    code, output = invoke("reidentify", fewer, "--vault", vault, "--key-file", key, "-o", tmp_path / "b.jsonl")
+    code, output = cli("reidentify", fewer, "--vault", vault, "--key-file", key, "-o", tmp_path / "b.jsonl")
     assert code != 0, output
     assert "not in the input" in output
-    code, output = invoke("reidentify", out, "--vault", vault, "--key-file", key, "-o", tmp_path / "b.jsonl")
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", key, "-o", tmp_path / "b.jsonl")
     assert code == 0, output
     assert (tmp_path / "b.jsonl").stat().st_mode & 0o777 == 0o600  # originals: private like the vault
     assert (tmp_path / "b.jsonl").read_text().split("\n")[:3] == [line for line in src.read_text().split("\n")[:3]]

@@ -54,8 +54,11 @@ class Alternative(str, Enum):
 
 
 def _consoles() -> tuple[Console, Console]:
-    # Built per call so that test runners capturing stdout/stderr see the output.
-    return Console(highlight=False), Console(stderr=True, highlight=False, soft_wrap=True)
+    # Built per call so that test runners capturing stdout/stderr see the output; tables written to a
+    # file or a pipe get the room they need whatever COLUMNS says (at 40, every number read "1.0…").
+    out = Console(highlight=False)
+    out = out if out.is_terminal else Console(highlight=False, width=max(out.width, 200))
+    return out, Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(err: Console, message: str, code: int) -> typer.Exit:

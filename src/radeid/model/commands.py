@@ -28,7 +28,7 @@ model_app = typer.Typer(
 
 
 def _consoles() -> tuple[Console, Console]:
-    return Console(highlight=False), Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True), Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(err: Console, message: str, code: int) -> typer.Exit:

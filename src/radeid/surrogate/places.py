@@ -18,7 +18,7 @@ from importlib import import_module
 from radeid.document import Span
 from radeid.surrogate.base import SurrogateContext
 from radeid.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
-from radeid.surrogate.names import name_pools
+from radeid.surrogate.name_pools import name_pools
 from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -63,7 +63,9 @@ def synth_command(
     extras: Annotated[
         float,
         typer.Option(
-            "--extras", min=0.0, max=1.0,
+            "--extras",
+            min=0.0,
+            max=1.0,
             help="Extra hard negatives and PHI contexts (0: the first generator's documents; 1: full dose).",
         ),
     ] = 0.0,

@@ -115,16 +115,13 @@ def hard_negative(rng: random.Random) -> str:
     return f"Patient was scanned at {rng.randrange(1, 12)}:{rng.randrange(60):02d} following premedication."
 
 
+_GAPS = (("{m}", measurement), ("{size}", size), ("{dose}", dose), ("{lv}", level), ("{si}", series_image))
+
+
 def fill(template: str, rng: random.Random) -> str:
-    """Fill `{m}`, `{lv}` and `{si}` in a template sentence of `kinds.py`."""
-    while "{m}" in template:
-        template = template.replace("{m}", measurement(rng), 1)
-    while "{size}" in template:
-        template = template.replace("{size}", size(rng), 1)
-    while "{dose}" in template:
-        template = template.replace("{dose}", dose(rng), 1)
-    while "{lv}" in template:
-        template = template.replace("{lv}", level(rng), 1)
-    while "{si}" in template:
-        template = template.replace("{si}", series_image(rng), 1)
+    """Fill `{m}`, `{size}`, `{dose}`, `{lv}` and `{si}` in a template sentence of `kinds.py`
+    (each kind of gap in turn, left to right: the order of the draws is part of a seed's output)."""
+    for gap, make in _GAPS:
+        while gap in template:
+            template = template.replace(gap, make(rng), 1)
     return template

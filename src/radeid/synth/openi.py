@@ -18,7 +18,7 @@ from radeid.categories import Category as C
 
 if TYPE_CHECKING:
     from radeid.synth.builder import DocBuilder
-    from radeid.synth.generate import _Ctx
+    from radeid.synth.parts import Ctx
 
 __all__ = ["load_openi", "openi_report"]
 
@@ -50,7 +50,7 @@ def load_openi(path: str) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _fill(b: DocBuilder, ctx: _Ctx, before: str, after: str, run: str) -> None:
+def _fill(b: DocBuilder, ctx: Ctx, before: str, after: str, run: str) -> None:
     """Append the filler for one `XXXX` run, labelled when it stands for PHI."""
     r, f = ctx.rng, ctx.fakes
     line = before.rsplit("\n", 1)[-1].upper()
@@ -77,14 +77,14 @@ def _fill(b: DocBuilder, ctx: _Ctx, before: str, after: str, run: str) -> None:
         b.text(_WORD_AFTER.get(nxt) or r.choice(_WORDS))
 
 
-def openi_report(b: DocBuilder, ctx: _Ctx, path: Path) -> None:
+def openi_report(b: DocBuilder, ctx: Ctx, path: Path) -> None:
     """A synthetic header, one real Open-i report body with its gaps filled, and a signature."""
-    from radeid.synth.generate import _header, _signature
     from radeid.synth.kinds import REPORT_KINDS
+    from radeid.synth.report import header, signature
 
     texts = load_openi(str(path))
     body = texts[ctx.rng.randrange(len(texts))]
-    _header(b, ctx, "chest_xray", REPORT_KINDS["chest_xray"])
+    header(b, ctx, "chest_xray", REPORT_KINDS["chest_xray"])
     cursor = 0
     for match in _RUN.finditer(body):
         b.text(body[cursor : match.start()])
@@ -98,4 +98,4 @@ def openi_report(b: DocBuilder, ctx: _Ctx, path: Path) -> None:
         cursor = match.end()
     b.text(body[cursor:].rstrip())
     b.newline(2)
-    _signature(b, ctx)
+    signature(b, ctx)

@@ -98,7 +98,7 @@ def train_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final summary.")] = False,
 ) -> None:
     """Fine-tune a token classifier for PHI (ULMFiT-style) and write a model folder for `radeid model export`."""
-    out, err = Console(highlight=False), Console(stderr=True, highlight=False, soft_wrap=True)
+    out, err = Console(highlight=False, soft_wrap=True), Console(stderr=True, highlight=False, soft_wrap=True)
     needed = ["torch", "transformers", "safetensors"] + (["optuna"] if search_trials else [])
     missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:

@@ -1,0 +1,143 @@
+"""Surrogate name pools: Faker's gendered first names and surnames per locale, indexed by
+initial (and length), the gender table, and a scope's keyed initial permutation (`letter_map`).
+
+Split from `names.py` (issue 11): the pools are built once per locale and shared by the name
+surrogates (`names.py`) and the place and vendor surrogates (`places.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import import_module
+
+from radeid.surrogate.keyed import Keyed, ascii_initial, fold_name
+from radeid.wordlists import bundled_data_path, iter_word_list
+
+__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools"]
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class NamePools:
+    """Surrogate name lists and the gender table, built once per locale and cached."""
+
+    given: Mapping[str, tuple[str, ...]]  # "F" / "M" / "U" -> names
+    surnames: tuple[str, ...]
+    by_letter: Mapping[tuple[str, str], tuple[str, ...]]  # (pool id, letter); pool id F/M/U/L
+    by_letter_len: Mapping[tuple[str, str, int], tuple[str, ...]]
+    rich: tuple[str, ...]  # initials with enough names in every pool: the permutation's domain
+    gender: Mapping[str, str]  # fold_name(first name) -> "F" | "M" | "U"
+    parse_cache: dict[tuple[str, str | None, bool], tuple] = field(  # type: ignore[type-arg]
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def pool(self, pool_id: str) -> tuple[str, ...]:
+        return self.surnames if pool_id == "L" else self.given[pool_id]
+
+
+def _weighted(names: object) -> dict[str, float]:
+    if isinstance(names, Mapping):
+        total = float(sum(names.values())) or 1.0
+        return {str(k): float(v) / total for k, v in names.items()}
+    items = list(names)  # type: ignore[call-overload]
+    return {str(k): 1.0 / max(len(items), 1) for k in items}
+
+
+def _person_provider(locale: str) -> object | None:
+    try:
+        provider: object = import_module(f"faker.providers.person.{locale}").Provider
+        return provider
+    except (ImportError, AttributeError):
+        return None
+
+
+@lru_cache(maxsize=8)
+def name_pools(locale: str = "en_US") -> NamePools:
+    """Build (once) the pools: Faker's gendered first names and surnames for `locale`.
+
+    Genders come from Faker's en_US frequencies (P(female) from the two weighted lists;
+    0.2-0.8 is ambiguous), then the locale's lists, then the bundled table, which wins.
+    """
+    gender: dict[str, str] = {}
+    if _person_provider(locale) is None:
+        raise ValueError(f"Faker has no person names for locale {locale!r}")
+    providers = [p for p in (_person_provider("en_US"), _person_provider(locale)) if p is not None]
+    for provider in providers:
+        female = _weighted(getattr(provider, "first_names_female", ()))
+        male = _weighted(getattr(provider, "first_names_male", ()))
+        for name in set(female) | set(male):
+            f, m = female.get(name, 0.0), male.get(name, 0.0)
+            p_female = f / (f + m) if f + m else 0.5
+            label = "F" if p_female >= 0.8 else "M" if p_female <= 0.2 else "U"
+            gender[fold_name(name)] = label
+    display: dict[str, str] = {}
+    for name, tag in iter_word_list(bundled_data_path("surrogates", "first_names_gender.tsv")):
+        if tag in ("F", "M", "U"):
+            gender[fold_name(name)] = tag
+            display[fold_name(name)] = name
+
+    local = providers[-1]
+    pools: dict[str, set[str]] = {"F": set(), "M": set(), "U": set()}
+    for attr, default in (("first_names_female", "F"), ("first_names_male", "M")):
+        for name in getattr(local, attr, ()):
+            name = str(name)
+            if not name.isalpha():
+                continue
+            label = gender.get(fold_name(name), default)
+            pools[label if label != "U" else "U"].add(name)
+    for key, label in gender.items():
+        if label == "U" and key in display:
+            pools["U"].add(display[key])
+    surnames = tuple(sorted({str(n) for n in getattr(local, "last_names", ()) if str(n).isalpha()}))
+    given = {k: tuple(sorted(v)) for k, v in pools.items()}
+    if not given["F"] or not given["M"] or not surnames:
+        raise ValueError(f"Faker's names for locale {locale!r} are incomplete")
+
+    by_letter: dict[tuple[str, str], list[str]] = {}
+    by_letter_len: dict[tuple[str, str, int], list[str]] = {}
+    for pool_id, names in (*given.items(), ("L", surnames)):
+        for name in names:
+            letter = ascii_initial(name)
+            by_letter.setdefault((pool_id, letter), []).append(name)
+            by_letter_len.setdefault((pool_id, letter, len(name)), []).append(name)
+    rich = tuple(
+        c
+        for c in LETTERS
+        if len(by_letter.get(("F", c), ())) >= 5
+        and len(by_letter.get(("M", c), ())) >= 5
+        and len(by_letter.get(("L", c), ())) >= 10
+    )
+    if len(rich) < 2:  # a script without Latin initials: no letter constraint at all
+        rich = ()
+    return NamePools(
+        given=given,
+        surnames=surnames,
+        by_letter={k: tuple(v) for k, v in by_letter.items()},
+        by_letter_len={k: tuple(v) for k, v in by_letter_len.items()},
+        rich=rich,
+        gender=gender,
+    )
+
+
+def letter_map(keyed: Keyed, scope: str, pools: NamePools) -> dict[str, str]:
+    """The scope's initial permutation: a random cyclic order of the common initials, each
+    mapped to the next one (a single cycle, so no letter maps to itself); rare initials map to a
+    keyed common one. An initial therefore never survives, and different common initials never
+    collide. One keyed digest orders the letters (ties are impossible to matter: the order of
+    equal keys is still a function of the key)."""
+    rich = pools.rich
+    if not rich:
+        return {}
+    seed = keyed.digest(scope, "initials")
+    extra = hashlib.sha256(seed).digest()
+    order = sorted(rich, key=lambda c: (seed[ord(c) - 65], extra[ord(c) - 65], c))
+    n = len(order)
+    mapping = {order[i]: order[(i + 1) % n] for i in range(n)}
+    for c in LETTERS:
+        if c not in mapping:
+            mapping[c] = rich[extra[ord(c) - 65] % n]
+    return mapping
