@@ -41,7 +41,8 @@ from typer.testing import CliRunner  # noqa: E402
 from radeid.cli import app as radeid_app  # noqa: E402
 from radeid.config import Config, ConfigError  # noqa: E402
 from radeid.parallel import deidentify_path_parallel  # noqa: E402
-from radeid.spark import deidentify_dataframe, register  # noqa: E402
+from radeid.spark import deidentify_dataframe  # noqa: E402
+from radeid.spark_command import register  # noqa: E402
 from radeid.spec import PipelineSpec  # noqa: E402
 
 pytestmark = pytest.mark.slow

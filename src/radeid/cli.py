@@ -41,7 +41,7 @@ from radeid.keys import KEY_FILE_NAME, generate_key_file, key_dir_for, load_key,
 from radeid.model.commands import register as register_model
 from radeid.parallel import default_workers, deidentify_path_parallel
 from radeid.pipeline import Deidentifier
-from radeid.spark import register as register_spark
+from radeid.spark_command import register as register_spark
 from radeid.spec import PipelineSpec
 from radeid.synth.commands import register as register_synth
 from radeid.train.commands import register as register_train

@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from radeid import Document, Replacement, Result, Span
-from radeid.evaluate import commands, resynth
+from radeid.evaluate import cli_options, commands, resynth
 from radeid.evaluate.commands import register
 
 runner = CliRunner()
@@ -268,8 +268,8 @@ def test_help_has_examples(app) -> None:
 
 
 def test_missing_eval_extra_is_a_usage_error_with_a_hint(app, files, monkeypatch) -> None:
-    real = commands.importlib.util.find_spec
-    monkeypatch.setattr(commands.importlib.util, "find_spec", lambda name: None if name == "scipy" else real(name))
+    real = cli_options.importlib.util.find_spec
+    monkeypatch.setattr(cli_options.importlib.util, "find_spec", lambda name: None if name == "scipy" else real(name))
     code, out = invoke(app, "compare", files.gold, files.a, files.b)
     assert code == 2 and "radeid[eval]" in out
     assert invoke(app, "evaluate", files.gold, files.a, "--bootstrap", "0", "-q")[0] == 0  # no scipy needed
