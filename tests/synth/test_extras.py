@@ -76,3 +76,20 @@ def test_departments_are_not_labelled(docs: list) -> None:
     for doc in docs:
         for span in doc.spans:
             assert span.text_in(doc.text) not in xs.DEPARTMENTS
+
+
+def test_extras_do_not_depend_on_the_hash_seed(tmp_path) -> None:  # noqa: ANN001
+    """Faker builds its it_IT city list from a set; read in a stable order, a corpus is the same in
+    every process (PYTHONHASHSEED varies between runs by default)."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"s{seed}.jsonl"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        cmd = [sys.executable, "-m", "radeid", "synth", "-n", "60", "--seed", "3", "--extras", "1.0", "-o", str(out)]
+        subprocess.run(cmd, check=True, env=env, capture_output=True)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
