@@ -17,6 +17,7 @@ from importlib import import_module
 
 from radeid.document import Span
 from radeid.surrogate.base import SurrogateContext
+from radeid.surrogate.brands import brand_token, real_vendor_words
 from radeid.surrogate.institutions import is_real_institution
 from radeid.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
 from radeid.surrogate.name_pools import name_pools
@@ -389,33 +390,43 @@ def _room(ident: str, stream: KeyStream) -> str:
 # --- vendors -------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1)
+def _single_word_vendors() -> frozenset[str]:
+    """Vendor lexicon entries of one word ("Healthineers", "Siemens"): brands, never generic."""
+    terms = read_word_list(bundled_data_path("lexicons", "vendors.txt"))
+    return frozenset(fold(t.lstrip("=").lstrip("\\")) for t in terms if " " not in t.strip())
+
+
 class VendorGenerator:
-    """Device, software and company names: brand words to invented brands, model numbers
-    digit for digit, acronyms to acronyms, generic words ("Healthcare", "CT") kept."""
+    """Device, software and company names, replaced as one entity: every brand, series and model
+    word becomes an invented one of the same shape (`brands.brand_token`: `LOGIQ E9` -> `VERIX
+    C7`, `Hologic 3Dimensions` -> `Calderix 4Spectra`); generic words ("Healthcare", "CT",
+    "PACS") stay; a word that is itself a vendor ("Healthineers") is never generic."""
 
     realism_check = True
 
     def __init__(self, locale: str) -> None:
         self.pools = place_pools(locale)
+        self.generic = self.pools.vendor_generic - _single_word_vendors()
+        real = real_vendor_words()
+        self.brands = tuple(b for b in self.pools.vendor_names if fold(b) not in real)
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
         return original, self._tokens(original)
 
     @lru_cache(maxsize=1 << 14)  # noqa: B019 - one generator per replacer, pure function of the text
     def _tokens(self, original: str) -> tuple[tuple[str, str, str], ...]:
-        """(token, folded, kind) with kind keep / digits / acronym / brand; cached per text."""
+        """(token, folded, kind) with kind keep / brand (a capitalised word) / shape; cached."""
         out = []
         for m in re.finditer(r"[^\W_]+|[\W_]+", original):
             tok = m.group()
             low = fold(tok)
-            if not tok[0].isalnum() or low in self.pools.vendor_generic:
+            if not tok[0].isalnum() or low in self.generic:
                 kind = "keep"
-            elif any(c.isdigit() for c in tok):
-                kind = "digits"
-            elif tok.isupper() and len(tok) <= 5:
-                kind = "acronym"
-            else:
+            elif tok.isalpha() and tok[0].isupper() and tok[1:].islower() and len(tok) > 2:
                 kind = "brand"
+            else:
+                kind = "shape"
             out.append((tok, low, kind))
         return tuple(out)
 
@@ -432,17 +443,14 @@ class VendorGenerator:
                 continue
             stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
             changed = True
-            if kind == "digits":
-                new = shape_scramble(tok, stream)
-                out.append(new if new != tok else shape_scramble(tok, stream))
-            elif kind == "acronym":
-                out.append(_acronym(tok, stream))
+            if kind == "shape":
+                out.append(brand_token(tok, stream))
             else:
-                brand = stream.choice(self.pools.vendor_names)
+                brand = stream.choice(self.brands)
                 if fold(brand) == low:
-                    brand = stream.choice(self.pools.vendor_names)
+                    brand = stream.choice(self.brands)
                 out.append(apply_case(brand, case_style(tok)))
         if not changed:  # only generic words: name a brand anyway, so the span still changes
             stream = ctx.keyed.stream(ctx.scope, "vendor", fold(original), *extra)
-            return _whole_case(original, stream.choice(self.pools.vendor_names))
+            return _whole_case(original, stream.choice(self.brands))
         return "".join(out)
