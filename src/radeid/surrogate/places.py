@@ -17,8 +17,11 @@ from importlib import import_module
 
 from radeid.document import Span
 from radeid.surrogate.base import SurrogateContext
+from radeid.surrogate.brands import brand_token, real_vendor_words
+from radeid.surrogate.institutions import is_real_institution
 from radeid.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
 from radeid.surrogate.name_pools import name_pools
+from radeid.surrogate.place_kinds import PO_BOX, UNIT, ZIP, classify_place, state_of
 from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -64,27 +67,30 @@ def place_pools(locale: str = "en_US") -> PlacePools:
     us = import_module("faker.providers.address.en_US").Provider
     abbrs = [a for a in us.states_abbr if a != "DC"]
     states = list(zip(us.states, abbrs, strict=True)) + [("District of Columbia", "DC")]
+    suffixes = {fold(s) for s in us.street_suffixes}
+    suffixes |= set(
+        "st st. ave ave. av rd rd. blvd blvd. dr dr. ln ln. ct ct. pl pl. pkwy hwy ter cir way sq trl pike".split()
+    )
     state_by_key: dict[str, tuple[str, str]] = {}
     for name, abbr in states:
         state_by_key[fold(name)] = (name, abbr)
         state_by_key[fold(abbr)] = (name, abbr)
     local = _address_provider(locale)
-    countries = tuple(getattr(local, "countries", ()) or us.countries)
+    countries: tuple[str, ...] = tuple(getattr(local, "countries", ()) or us.countries)
     country_keys = frozenset(fold(c) for c in countries) | {
         "usa", "us", "u.s.", "u.s.a.", "united states", "united states of america", "uk", "u.k."
     }  # fmt: skip
-    suffixes = {fold(s) for s in us.street_suffixes}
-    suffixes |= set(
-        "st st. ave ave. av rd rd. blvd blvd. dr dr. ln ln. ct ct. pl pl. pkwy hwy ter cir way sq trl pike".split()
-    )
     patterns: dict[str, list[str]] = {}
     for pattern, kind in iter_word_list(bundled_data_path("surrogates", "hospital_patterns.tsv")):
         patterns.setdefault(kind or "hospital", []).append(pattern)
     fillers: dict[str, list[str]] = {}
     for word, slot in iter_word_list(bundled_data_path("surrogates", "hospital_fillers.tsv")):
         fillers.setdefault(slot or "region", []).append(word)
+    bad_city = set(state_by_key) | {fold(c) for c in countries} | suffixes
+    cities = [c for c in cities if c and fold(c) not in bad_city and fold(c.split()[-1]) not in suffixes]
+    countries = tuple(c for c in countries if fold(c) not in state_by_key)  # not "Georgia"
     return PlacePools(
-        cities=tuple(c for c in cities if c),
+        cities=tuple(cities),
         states=tuple(states),
         state_by_key=state_by_key,
         zip_ranges=dict(us.states_postcode),
@@ -139,62 +145,94 @@ _FACILITY_TYPES = (
     ("medical_center", re.compile(r"\b(medical|med\.?)\s+(center|centre|ctr)\b", re.I)),
     ("institute", re.compile(r"\binstitute\b", re.I)),
     ("health_system", re.compile(r"\bhealth(care)?\b", re.I)),
-    ("hospital", re.compile(r"\b(hospital|hosp)\b", re.I)),
+    ("hospital", re.compile(r"\b(hospital|hosp|infirmary|sanatorium)\b", re.I)),
     ("department", re.compile(r"\b(department|dept)\b", re.I)),
-    ("center", re.compile(r"\b(center|centre)\b", re.I)),
+    ("center", re.compile(r"\b(center|centre|ctr)\b", re.I)),
 )
 
 
 @lru_cache(maxsize=1 << 14)
 def _facility_kind(name: str) -> tuple[str, str]:
-    """(pattern type, initials) of a facility name; cached, facility names repeat."""
-    return next((k for k, rx in _FACILITY_TYPES if rx.search(name)), "hospital"), initials(name)
+    """(pattern type, initials) of a facility name, type "" when no facility word says which;
+    cached, facility names repeat."""
+    return next((k for k, rx in _FACILITY_TYPES if rx.search(name)), ""), initials(name)
+
+
+@lru_cache(maxsize=1)
+def _known_facilities() -> frozenset[str]:
+    """Folded names of the hospital lexicon: "Mass General" is a hospital without saying so."""
+    terms = read_word_list(bundled_data_path("lexicons", "hospitals.txt"))
+    return frozenset(fold(t.lstrip("=").lstrip("\\")) for t in terms)
 
 
 @dataclass(frozen=True, slots=True)
 class _Facility:
     original: str
     norm: str
-    kind: str  # a pattern type, or "acronym"
+    kind: str  # a pattern type, "acronym", or "place" (a city, state or country tagged as a facility)
+    tail: tuple[str, ...] = ()  # ", Dallas, TX" after the facility name: kept as places, in order
+
+
+_COMMA = re.compile(r"(\s*,\s*)")
 
 
 class HospitalGenerator:
-    """Facilities, departments and organisations."""
+    """Facilities, departments and organisations: an invented one of the same kind, never a real
+    one; a place tagged as a facility ("lives in Boston") stays a place; a trailing ", City, ST"
+    stays a city and a state."""
 
     realism_check = True
 
     def __init__(self, locale: str) -> None:
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
+        self.places = LocationGenerator(locale)
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> _Facility:
         stripped = original.strip()
         if _ACRONYM.fullmatch(stripped):
             ctx.memory.acronyms.add(stripped)
             return _Facility(original, fold(original), "acronym")
-        kind, key = _facility_kind(original)
-        parsed = _Facility(original, fold(original), kind)
-        if len(key) >= 2:
+        parts = _COMMA.split(original)
+        head, tail = original, tuple[str, ...]()
+        if len(parts) > 2 and _facility_kind(parts[0])[0]:
+            head, tail = parts[0], tuple(parts[1:])
+        kind, key = _facility_kind(head)
+        if not kind:
+            kind = "hospital" if fold(stripped) in _known_facilities() else "place"
+        parsed = _Facility(head, fold(head), kind, tail)
+        if len(key) >= 2 and kind != "place":
             ctx.memory.hospitals.setdefault(key, parsed)
         return parsed
 
     def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
         stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
+        if parsed.kind == "place":
+            return self.places.generate((parsed.original, ""), ctx, attempt)
         if parsed.kind == "acronym":
             full = ctx.memory.hospitals.get(parsed.original.strip())
             if full is not None and not attempt:
-                key = initials(self.generate(full, ctx, 0))
+                key = initials(self._facility(full, ctx, 0))
                 if len(key) == len(parsed.original.strip()) and key != parsed.original.strip():
                     return parsed.original.replace(parsed.original.strip(), key)
             return _acronym(parsed.original, stream)
+        new = self._facility(parsed, ctx, attempt)
+        for i, piece in enumerate(parsed.tail):
+            new += piece if i % 2 == 0 else self.places.generate((piece, ""), ctx, attempt)
+        return new
+
+    def _facility(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
+        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
         patterns = self.pools.patterns.get(parsed.kind) or self.pools.patterns["hospital"]
-        new = self._fill(stream.choice(patterns), stream)
         key = initials(parsed.original)
-        if key in ctx.memory.acronyms:  # the document abbreviates it: keep an abbreviable fake
-            for _ in range(16):
-                if len(initials(new)) == len(key) and initials(new) != key:
-                    break
-                new = self._fill(stream.choice(patterns), stream)
+        abbreviated = key in ctx.memory.acronyms  # the document abbreviates it: keep an abbreviable fake
+        new = self._fill(stream.choice(patterns), stream)
+        for _ in range(32):
+            if is_real_institution(new):
+                ctx.stats["real_institution_retries"] += 1
+            elif not abbreviated or (len(initials(new)) == len(key) and initials(new) != key):
+                break
+            new = self._fill(stream.choice(patterns), stream)
         return _whole_case(parsed.original, new)
 
     def _fill(self, pattern: str, stream: KeyStream) -> str:
@@ -206,8 +244,6 @@ class HospitalGenerator:
                 return stream.choice(self.names.surnames)
             if name == "given":
                 return stream.choice(self.names.given["F" if stream.below(2) else "M"])
-            if name == "state":
-                return stream.choice(self.pools.states)[0]
             return stream.choice(self.pools.fillers.get(name, ("Central",)))
 
         return re.sub(r"\{(\w+)\}", slot, pattern)
@@ -215,11 +251,7 @@ class HospitalGenerator:
 
 # --- locations -----------------------------------------------------------------------------------
 
-_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _STATE_ZIP = re.compile(r"(?P<state>[A-Za-z][A-Za-z .]*?)\s+(?P<zip>\d{5}(?:-\d{4})?)")
-_UNIT = re.compile(r"(?:apt|apartment|suite|ste|unit|room|rm|floor|fl|bldg|building|#)\b\.?\s*#?\s*[\w\-]+", re.I)
-_PO_BOX = re.compile(r"p\.?\s*o\.?\s*box\s+\d+", re.I)
-_STREET = re.compile(r"\d+[A-Za-z]?\s+\S")
 _DIRECTIONS = frozenset(
     "n s e w ne nw se sw n. s. e. w. north south east west northeast northwest southeast southwest".split()
 )
@@ -227,7 +259,8 @@ _SEGMENT = re.compile(r"[^,\n;]+|[,\n;]+")
 
 
 class LocationGenerator:
-    """Streets, cities, states, ZIP codes, countries, alone or as a comma-separated address."""
+    """Streets, cities, states, ZIP codes, countries, rooms, alone or as a comma-separated
+    address: each part becomes another of its kind (`place_kinds.classify_place`)."""
 
     realism_check = True
 
@@ -239,28 +272,23 @@ class LocationGenerator:
         subtype = (span.subtype or "").upper()
         if ctx.options.keep_state:
             for seg in re.split(r"[,\n;]", original):
-                st = self._state(seg.strip())
+                st = state_of(seg.strip(), self.pools)
                 if st:
                     ctx.memory.states.append(st[1])
                 m = _STATE_ZIP.fullmatch(seg.strip())
-                if m and self._state(m.group("state")):
-                    ctx.memory.states.append(self._state(m.group("state"))[1])  # type: ignore[index]
+                st = state_of(m.group("state"), self.pools) if m else None
+                if st:
+                    ctx.memory.states.append(st[1])
         return original, subtype
-
-    def _state(self, text: str) -> tuple[str, str] | None:
-        key = fold(text).rstrip(".")
-        pair = self.pools.state_by_key.get(key)
-        if pair and len(text) == 2 and not text.isupper():
-            return None  # "me", "in", "or" are words, not states
-        return pair
 
     def generate(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int) -> str:
         original, subtype = parsed
         stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
-        if subtype in ("CITY", "TOWN"):
-            return self._segment(original, stream, ctx, force="city")
-        if subtype in ("ROOM", "BED") or (not any(c.isalpha() for c in original) and not _ZIP.fullmatch(original)):
-            return shape_scramble(original, stream)  # "Bed 289" -> "Bed 514", never a city name
+        kind = classify_place(original, self.pools, subtype)
+        if kind != "address":
+            lead = original[: len(original) - len(original.lstrip())]
+            trail = original[len(original.rstrip()) :]
+            return lead + self._segment(original.strip(), stream, ctx, kind) + trail
         out = []
         for m in _SEGMENT.finditer(original):
             piece = m.group()
@@ -283,41 +311,49 @@ class LocationGenerator:
             return text[0] + shape_scramble(text[1:], stream)
         return shape_scramble(text, stream) if five else text
 
-    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, force: str = "") -> str:
-        if not force:
-            if _ZIP.fullmatch(seg):
-                return self._zip(seg, stream, ctx, None)
+    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "") -> str:
+        if not kind:
             m = _STATE_ZIP.fullmatch(seg)
-            if m and self._state(m.group("state")):
-                state = self._segment(m.group("state"), stream, ctx, force="state")
+            if m and state_of(m.group("state"), self.pools):
+                state = self._segment(m.group("state"), stream, ctx)
                 pair = self.pools.state_by_key.get(fold(state))
                 zip_new = self._zip(m.group("zip"), stream, ctx, pair[1] if pair else None)
                 return seg[: m.start("state")] + state + seg[m.end("state") : m.start("zip")] + zip_new
-            if self._state(seg):
-                force = "state"
-            elif _PO_BOX.fullmatch(seg) or _UNIT.fullmatch(seg):
+            kind = classify_place(seg, self.pools)
+            if kind == "address":
+                kind = "city"
+        if kind == "zip":
+            return self._zip(seg, stream, ctx, None) if ZIP.fullmatch(seg) else shape_scramble(seg, stream)
+        if kind in ("state", "state_code"):
+            return self._state(seg, stream, ctx, kind)
+        if kind == "unit":
+            if PO_BOX.fullmatch(seg):
                 return "".join(stream.digit() if c.isdigit() else c for c in seg)
-            elif _STREET.match(seg):
-                return self._street(seg, stream)
-            elif fold(seg) in self.pools.country_keys:
-                force = "country"
-            else:
-                words = seg.split()
-                force = "street" if len(words) > 1 and fold(words[-1]) in self.pools.street_suffixes else "city"
-        if force == "state":
-            name, abbr = self._state(seg) or ("", "")
-            if ctx.options.keep_state and name:
-                return seg
-            new_name, new_abbr = stream.choice(self.pools.states)
-            if (new_name, new_abbr) == (name, abbr):
-                new_name, new_abbr = self.pools.states[(self.pools.states.index((name, abbr)) + 1) % 51]
-            new = new_abbr if len(seg.rstrip(".")) == 2 else new_name
-            return _whole_case(seg, new)
-        if force == "country":
-            return _whole_case(seg, stream.choice(self.pools.countries))
-        if force == "street":
+            m = UNIT.fullmatch(seg)
+            cue, ident = (m.group("cue"), m.group("id")) if m else ("", seg)
+            return cue + _room(ident, stream)
+        if kind == "room":
+            return _room(seg, stream)
+        if kind == "country":
+            country = stream.choice(self.pools.countries)
+            if fold(country) == fold(seg):
+                country = stream.choice(self.pools.countries)
+            return _whole_case(seg, country)
+        if kind == "street":
             return self._street(seg, stream)
         return _whole_case(seg, stream.choice(self.pools.cities))
+
+    def _state(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str) -> str:
+        """Another state in the same form: a name for a name, a postal code for a code."""
+        name, abbr = state_of(seg, self.pools) or self.pools.state_by_key.get(fold(seg).rstrip("."), ("", ""))
+        if ctx.options.keep_state and name:
+            return seg
+        new_name, new_abbr = stream.choice(self.pools.states)
+        if (new_name, new_abbr) == (name, abbr):
+            new_name, new_abbr = self.pools.states[(self.pools.states.index((name, abbr)) + 1) % 51]
+        if kind == "state_code":
+            return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
+        return _whole_case(seg, new_name)
 
     def _street(self, seg: str, stream: KeyStream) -> str:
         """House number (same digit count), keyed street words; type and direction kept."""
@@ -339,36 +375,58 @@ class LocationGenerator:
         return "".join(out)
 
 
+def _room(ident: str, stream: KeyStream) -> str:
+    """A room, bed or unit id of the same shape ("4B-312" -> "7D-518"): digit for digit, letter for
+    letter, no leading zero where there was none, never the original."""
+    for _ in range(4):
+        new = shape_scramble(ident, stream)
+        if new[:1] == "0" and ident[:1] != "0":
+            new = str(1 + stream.below(9)) + new[1:]
+        if new != ident:
+            return new
+    return new
+
+
 # --- vendors -------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1)
+def _single_word_vendors() -> frozenset[str]:
+    """Vendor lexicon entries of one word ("Healthineers", "Siemens"): brands, never generic."""
+    terms = read_word_list(bundled_data_path("lexicons", "vendors.txt"))
+    return frozenset(fold(t.lstrip("=").lstrip("\\")) for t in terms if " " not in t.strip())
+
+
 class VendorGenerator:
-    """Device, software and company names: brand words to invented brands, model numbers
-    digit for digit, acronyms to acronyms, generic words ("Healthcare", "CT") kept."""
+    """Device, software and company names, replaced as one entity: every brand, series and model
+    word becomes an invented one of the same shape (`brands.brand_token`: `LOGIQ E9` -> `VERIX
+    C7`, `Hologic 3Dimensions` -> `Calderix 4Spectra`); generic words ("Healthcare", "CT",
+    "PACS") stay; a word that is itself a vendor ("Healthineers") is never generic."""
 
     realism_check = True
 
     def __init__(self, locale: str) -> None:
         self.pools = place_pools(locale)
+        self.generic = self.pools.vendor_generic - _single_word_vendors()
+        real = real_vendor_words()
+        self.brands = tuple(b for b in self.pools.vendor_names if fold(b) not in real)
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
         return original, self._tokens(original)
 
     @lru_cache(maxsize=1 << 14)  # noqa: B019 - one generator per replacer, pure function of the text
     def _tokens(self, original: str) -> tuple[tuple[str, str, str], ...]:
-        """(token, folded, kind) with kind keep / digits / acronym / brand; cached per text."""
+        """(token, folded, kind) with kind keep / brand (a capitalised word) / shape; cached."""
         out = []
         for m in re.finditer(r"[^\W_]+|[\W_]+", original):
             tok = m.group()
             low = fold(tok)
-            if not tok[0].isalnum() or low in self.pools.vendor_generic:
+            if not tok[0].isalnum() or low in self.generic:
                 kind = "keep"
-            elif any(c.isdigit() for c in tok):
-                kind = "digits"
-            elif tok.isupper() and len(tok) <= 5:
-                kind = "acronym"
-            else:
+            elif tok.isalpha() and tok[0].isupper() and tok[1:].islower() and len(tok) > 2:
                 kind = "brand"
+            else:
+                kind = "shape"
             out.append((tok, low, kind))
         return tuple(out)
 
@@ -385,17 +443,14 @@ class VendorGenerator:
                 continue
             stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
             changed = True
-            if kind == "digits":
-                new = shape_scramble(tok, stream)
-                out.append(new if new != tok else shape_scramble(tok, stream))
-            elif kind == "acronym":
-                out.append(_acronym(tok, stream))
+            if kind == "shape":
+                out.append(brand_token(tok, stream))
             else:
-                brand = stream.choice(self.pools.vendor_names)
+                brand = stream.choice(self.brands)
                 if fold(brand) == low:
-                    brand = stream.choice(self.pools.vendor_names)
+                    brand = stream.choice(self.brands)
                 out.append(apply_case(brand, case_style(tok)))
         if not changed:  # only generic words: name a brand anyway, so the span still changes
             stream = ctx.keyed.stream(ctx.scope, "vendor", fold(original), *extra)
-            return _whole_case(original, stream.choice(self.pools.vendor_names))
+            return _whole_case(original, stream.choice(self.brands))
         return "".join(out)
