@@ -9,9 +9,9 @@ shows the originals too, and is itself PHI: it is written with mode 0600).
 Safety of the page, decided here once:
 
 * Document text is never HTML. Everything the page shows comes from one JSON island
-  (`<script type="application/json">`) in which `<`, `>` and `&` are written as `\\u003c`,
-  `\\u003e`, `\\u0026`, so no text can close the element; the script builds the view with
-  text nodes only (`textContent`, never `innerHTML`).
+  (`<script type="application/json">`) in which `<`, `>`, `&` and `/` are written as
+  `\\u003c`, `\\u003e`, `\\u0026`, `\\/`, so no text can close the element (nor spell a
+  URL); the script builds the view with text nodes only (`textContent`, never `innerHTML`).
 * No network: a Content-Security-Policy with `default-src 'none'` admits only the page's own
   inline style and script, by hash; there is no external asset, font or image.
 """
@@ -257,9 +257,10 @@ def load_review(
 
 
 def _json_island(data: Any) -> str:
-    """JSON that cannot end its `<script>` element or start a comment: `<`, `>`, `&` escaped."""
+    """JSON that cannot end its `<script>` element or start a comment: `<`, `>`, `&` and `/`
+    escaped (so a URL in a document does not read as one in the page either)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("/", "\\/")
 
 
 def _csp_hash(text: str) -> str:
