@@ -169,10 +169,10 @@ def test_sample_is_seeded_and_deterministic(tmp_path: Path) -> None:
 
 def test_refuses_to_overwrite_its_inputs(run: dict[str, Path]) -> None:
     audit = Path(str(run["out"]) + ".audit.jsonl")
-    before = {p: p.read_bytes() for p in (run["out"], audit, run["vault"])}
+    before = {p: p.read_bytes() for p in (run["out"], audit, run["vault"], run["key"])}
     for target in before:
         code, output = invoke("review", run["out"], "-o", target, "--vault", run["vault"], "--key-file", run["key"])
-        assert code == 2 and "clash" in output or "same path" in output, output
+        assert code == 2 and ("clash" in output or "same path" in output), output
     assert {p: p.read_bytes() for p in before} == before
 
 
@@ -247,6 +247,14 @@ def test_browser_filter_mark_and_export(run: dict[str, Path]) -> None:
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         assert errors == []  # no CSP violation, no script error
         assert driver.execute_script("return typeof window.radeidReview") == "object"
+        for i, doc in enumerate(data["documents"]):  # every replacement highlighted in its category
+            driver.execute_script("window.radeidReview.show(arguments[0])", i)
+            shown = [
+                (h.text, h.get_attribute("class").split()[1])
+                for h in driver.find_elements(By.CSS_SELECTOR, "#deid .hl")
+            ]
+            assert shown == [(doc["text"][s["start"] : s["end"]], "cat-" + s["category"]) for s in doc["spans"]]
+        driver.execute_script("window.radeidReview.show(0)")
         first = data["documents"][0]
         highlights = driver.find_elements(By.CSS_SELECTOR, "#deid .hl")
         assert len(highlights) == len(first["spans"])

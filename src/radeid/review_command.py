@@ -30,6 +30,9 @@ from radeid.vault import VaultError, WrongKeyError
 
 __all__ = ["register"]
 
+#: Above this many documents the command suggests `--sample` (the page holds every document).
+LARGE_RUN = 2000
+
 
 def register(app: typer.Typer) -> None:
     """Add `radeid review` to the command line."""
@@ -101,6 +104,8 @@ def register(app: typer.Typer) -> None:
             raise fail(str(exc), EXIT_INPUT_ERROR) from None
         except (RadeidIOError, OSError, ValueError) as exc:
             raise fail(str(exc), EXIT_USAGE) from None
+        if sample is None and data.total_documents > LARGE_RUN:
+            note(f"note: {data.total_documents} documents on one page; --sample N reviews a seeded sample")
         spans = sum(len(d.spans) for d in data.documents)
         what = "with originals: this page is PHI, mode 0600" if data.has_originals else "surrogates only"
         err.print(
