@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -212,7 +213,7 @@ def test_usage_errors(run: dict[str, Path]) -> None:
 # ------------------------------------------------------------------------------------ the browser
 
 
-def _chrome() -> Any:
+def _chrome(download_dir: Path) -> Any:
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
 
@@ -230,6 +231,9 @@ def _chrome() -> Any:
     ):
         options.add_argument(arg)
     options.binary_location = binary
+    options.add_experimental_option(
+        "prefs", {"download.default_directory": str(download_dir), "download.prompt_for_download": False}
+    )
     try:
         return webdriver.Chrome(options=options, service=Service(driver_path))
     except Exception as exc:  # a browser that cannot start here is an environment problem
@@ -239,7 +243,9 @@ def _chrome() -> Any:
 def test_browser_filter_mark_and_export(run: dict[str, Path]) -> None:
     page = build(run, "browser.html", "--vault", run["vault"], "--key-file", run["key"])
     data = island(page.read_text(encoding="utf-8"))
-    driver = _chrome()
+    downloads = run["tmp"] / "downloads"
+    downloads.mkdir(exist_ok=True)
+    driver = _chrome(downloads)
     try:
         from selenium.webdriver.common.by import By
 
@@ -295,6 +301,14 @@ def test_browser_filter_mark_and_export(run: dict[str, Path]) -> None:
             {"start": date["start"], "end": date["end"], "label": "DATE", "source": date["source"]}
         ]
         assert gold["review"]["missed"] == [{"start": plain, "end": plain + 4, "label": "PATIENT"}]
+        # The button downloads the same JSONL (a Blob: no network).
+        driver.find_element(By.ID, "export").click()
+        saved = downloads / "review-marks.jsonl"
+        for _ in range(100):
+            if saved.exists():
+                break
+            time.sleep(0.1)
+        assert saved.read_text(encoding="utf-8") == exported
         # The export reads back as radeid gold.
         gold_file = run["tmp"] / "marks.jsonl"
         gold_file.write_text(exported, encoding="utf-8")
