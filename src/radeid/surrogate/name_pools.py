@@ -16,7 +16,7 @@ from importlib import import_module
 from radeid.surrogate.keyed import Keyed, ascii_initial, fold_name
 from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
 
-__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools", "place_words", "world_genders"]
+__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools", "ending_gender", "place_words", "world_genders"]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -73,6 +73,17 @@ def world_genders() -> Mapping[str, str]:
             if name and label in ("F", "M", "U"):
                 table[name] = label
     return table
+
+
+def ending_gender(norm: str) -> str:
+    """F or M from the longest telling ending ("~ko", "~ova" lines of the world table), else ""."""
+    table = world_genders()
+    for k in (4, 3, 2):
+        if len(norm) > k:
+            label = table.get("~" + norm[-k:])
+            if label:
+                return label
+    return ""
 
 
 @lru_cache(maxsize=1)
