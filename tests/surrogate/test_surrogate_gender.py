@@ -133,6 +133,21 @@ def test_unknown_name_takes_the_documents_cues(text: str, label: str) -> None:
         assert new.split()[0] in POOLS.given[label], (text, new)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read by Zorblax Quimby, MS. Nothing else.",  # a degree, not a title
+        "Zorblax Quimby was seen. HIS record, HE stain: HER2 negative.",  # systems, not pronouns
+    ],
+)
+def test_false_cues_do_not_decide(text: str) -> None:
+    plain = "Zorblax Quimby was seen."
+    for patient in PATIENTS:
+        (a,) = run(text, [("Zorblax Quimby", P)], patient_id=patient)
+        (b,) = run(plain, [("Zorblax Quimby", P)], patient_id=patient)
+        assert gender_of_fake(a.split()[0]) == gender_of_fake(b.split()[0]), (text, a, b)
+
+
 def test_ambiguous_name_takes_the_documents_cues() -> None:
     for patient in PATIENTS:
         (new,) = run("Jordan Smith came in. She reports pain.", [("Jordan Smith", P)], patient_id=patient)

@@ -43,18 +43,17 @@ _NOUN_GENDER = {
     "man": "M", "male": "M", "gentleman": "M", "boy": "M",
 }  # fmt: skip
 _NOUNS = "woman|female|lady|girl|gentleman|male|man|boy"
-_AFTER_CUE = re.compile(
-    rf"\s*(?:,|\bis\b|\bwas\b)\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){{0,3}}?({_NOUNS})\b", re.IGNORECASE
+_AFTER_CUE = re.compile(  # "Quist, a 92-year-old woman", "Quist is a man": an article after is/was
+    rf"(?:\s*,\s*(?:an?\s+|the\s+)?|\s+(?:is|was)\s+an?\s+)(?:[\w-]+\s+){{0,3}}?({_NOUNS})\b", re.IGNORECASE
 )
-_AFTER_TITLE = re.compile(r"\s*[,(]?\s*(mrs|ms|miss|mr)\b\.?\s*\)?", re.IGNORECASE)
+_AFTER_TITLE = re.compile(r"\s*(?:,\s*|\(\s*)?(mrs|ms|miss|mr)\b\.?\s*\)?", re.IGNORECASE)
 _AFTER_TITLES = {"mrs": "F", "ms": "F", "miss": "F", "mr": "M"}
 _BEFORE_CUE = re.compile(rf"\b({_NOUNS})\b\s*(?:,|:|-|named|called)?\s*$", re.IGNORECASE)
-_DOC_WORDS = re.compile(
+_DOC_WORDS = re.compile(  # pronouns in lower or title case only: "HIS" is a system, "HE" a stain
     r"\b(?:([Ss]he|[Hh]er|[Hh]ers|[Hh]erself|[Ww]oman|[Ff]emale|[Ll]ady|[Gg]irl)"
     r"|([Hh]e|[Hh]im|[Hh]is|[Hh]imself|[Mm]an|[Mm]ale|[Gg]entleman|[Bb]oy))\b"
-    r"|\b(?:sex|gender)\s*[:=]\s*(f|female|m|male)\b"
-    r"|\b(?:patient|pt)['’]s\s+(wife|husband)\b",
-    re.IGNORECASE,
+    r"|\b(?i:sex|gender)\s*[:=]\s*((?i:f|female|m|male))\b"
+    r"|\b(?i:patient|pt)['’]s\s+((?i:wife|husband))\b"
 )
 _AFTER_WINDOW = 60
 _BEFORE_WINDOW = 24
@@ -64,7 +63,7 @@ def _local_cue(text: str, span: Span) -> str:
     """A title or a sex noun attached to the mention in the text: F, M or ""."""
     after = text[span.end : span.end + _AFTER_WINDOW]
     m = _AFTER_TITLE.match(after)
-    if m:
+    if m and not (m.group(1) == "MS" and "(" not in m.group(0)):  # ", MS" is a degree
         return _AFTER_TITLES[m.group(1).casefold()]
     m = _AFTER_CUE.match(after)
     if m:

@@ -134,6 +134,8 @@ def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NameP
         title_gender = title_gender or pre_gender
     end = _strip_credentials(text, start, end)
     trailing = _TRAILING_TITLE.search(text, start, end)  # "LEE, SOO-JIN (Ms)", "Smith, Mrs."
+    if trailing and trailing.group(1) == "MS" and "(" not in trailing.group(0):
+        trailing = None  # "Kim Lee MS": a degree, not a title
     if trailing and any(ch.isalpha() for ch in text[start : trailing.start()]):
         has_title = True
         title_gender = title_gender or _TITLES[trailing.group(1).casefold()]
