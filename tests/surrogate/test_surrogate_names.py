@@ -63,7 +63,7 @@ def test_one_person_in_every_form_shares_one_fake_identity() -> None:
         ("Patient Mr. Smith arrived.", "Mr. Smith", r"Mr\. {S}"),
         ("Robert Smith Jr. was seen.", "Robert Smith Jr.", r"{G} {S} Jr\."),
         ("Dr. Mary Smith-Jones read it.", "Mary Smith-Jones", r"{G} {S}-{S}"),
-        ("Ludwig van Beethoven composed.", "Ludwig van Beethoven", r"{G} van {S}"),
+        ("Ludwig van Beethoven composed.", "Ludwig van Beethoven", r"{G} {S}"),  # particle goes with the surname
         ("Signed by J. R. Smith, MD.", "J. R. Smith, MD", r"[A-Z]\. [A-Z]\. {S}, MD"),
         ("Call Dr. O'Brien now.", "O'Brien", r"{S}"),
         ("Ask Smith's nurse.", "Smith's", r"{S}'s"),

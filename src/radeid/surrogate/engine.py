@@ -230,7 +230,7 @@ class SurrogateReplacer:
             for i in indexes
         ]
         settle_roles(mentions, pools)
-        settle_genders(mentions, pools, ctx.keyed, ctx.scope)
+        settle_genders(mentions, pools, ctx.keyed, ctx.scope, text, [spans[i] for i in indexes])
         lp = self.options.length_preserving
         excluded = {w.norm for m in mentions for w in m.words if len(w.norm) > 1}
         requests = [part_request(w, m.gender, lp) for m in mentions for w in m.words if w.role in ("given", "surname")]

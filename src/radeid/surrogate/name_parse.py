@@ -1,6 +1,6 @@
 """Parsing a person-name mention: titles and credentials (kept), name words (replaced) with their
 role (given, surname, initial, particle), case and initial; then, over a document's mentions,
-settling the roles of single words and the gender of each mention.
+settling the roles of single words (genders: `name_gender.py`).
 
 Split from `names.py` (issue 11): reading a name is independent of choosing its surrogate.
 """
@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from radeid.surrogate.keyed import Keyed, ascii_initial, case_style, fold_name
+from radeid.surrogate.keyed import ascii_initial, case_style, fold_name
 from radeid.surrogate.name_pools import NamePools
 
-__all__ = ["NameMention", "NameWord", "parse_name", "settle_genders", "settle_roles", "title_before"]
+__all__ = ["NameMention", "NameWord", "parse_name", "settle_roles", "title_before"]
 
 _TITLES = {
     "dr": None, "doctor": None, "prof": None, "professor": None, "mx": None, "rev": None,
@@ -22,6 +22,7 @@ _TITLES = {
 }  # fmt: skip
 _TITLE_RE = re.compile(r"(?:(dr|doctor|prof|professor|mx|rev|mr|sir|mrs|ms|miss|madam)\b\.?\s*)+", re.IGNORECASE)
 _ONE_TITLE = re.compile(r"(dr|doctor|prof|professor|mx|rev|mr|sir|mrs|ms|miss|madam)\b", re.IGNORECASE)
+_TRAILING_TITLE = re.compile(r"(?:\s*,\s*|\s+)\(?\s*(mrs|ms|miss|mr)\b\.?\s*\)?[\s,.]*$", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _TAIL = re.compile(r"(?:\s*,\s*|\s+)([A-Za-z][A-Za-z.()/\-]*)[\s,.]*$")
 _CRED_STRIP = re.compile(r"[.()/\-]")
@@ -132,6 +133,13 @@ def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NameP
         has_title = True
         title_gender = title_gender or pre_gender
     end = _strip_credentials(text, start, end)
+    trailing = _TRAILING_TITLE.search(text, start, end)  # "LEE, SOO-JIN (Ms)", "Smith, Mrs."
+    if trailing and trailing.group(1) == "MS" and "(" not in trailing.group(0):
+        trailing = None  # "Kim Lee MS": a degree, not a title
+    if trailing and any(ch.isalpha() for ch in text[start : trailing.start()]):
+        has_title = True
+        title_gender = title_gender or _TITLES[trailing.group(1).casefold()]
+        end = _strip_credentials(text, start, trailing.start())
 
     matches = list(_WORD.finditer(text, start, end))
     spans: list[tuple[int, int]] = []
@@ -183,6 +191,13 @@ def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NameP
             and fold_name(text[slice(*compounds[first_particle - 1][0])]) in _PARTICLES
         ):
             first_particle -= 1
+        if (
+            first_particle == 1
+            and len(compounds[0]) == 1
+            and fold_name(text[slice(*compounds[0][0])]) in _PARTICLES
+            and (has_title or first_particle < last)
+        ):
+            first_particle = 0  # "Dr. Van der Berg", "van der Berg": no given name, all particles
         roles = ["given"] * len(compounds)
         for i in range(first_particle, last):
             roles[i] = "particle"
@@ -230,33 +245,3 @@ def settle_roles(mentions: Sequence[NameMention], pools: NamePools) -> None:
         for w in mention.words:
             if w.role != "initial":
                 w.role = role
-
-
-def settle_genders(mentions: Sequence[NameMention], pools: NamePools, keyed: Keyed, scope: str) -> None:
-    """Gender of each mention's given names: a clear first name wins, then a title (in the
-    mention or on another mention of the same surname), then an ambiguous name stays
-    ambiguous, and an unknown name gets a keyed coin (the same for that name everywhere)."""
-    surname_hint: dict[str, str] = {}
-    for mention in mentions:
-        if mention.title_gender:
-            for w in mention.words:
-                if w.role == "surname":
-                    surname_hint.setdefault(w.norm, mention.title_gender)
-    for mention in mentions:
-        first = next((w for w in mention.words if w.role == "given"), None)
-        label = pools.gender.get(first.norm, "") if first else ""
-        if label in ("F", "M"):
-            mention.gender = label
-            continue
-        hint = mention.title_gender or next(
-            (surname_hint[w.norm] for w in mention.words if w.role == "surname" and w.norm in surname_hint),
-            None,
-        )
-        if hint:
-            mention.gender = hint
-        elif label == "U":
-            mention.gender = "U"
-        elif first is not None:
-            mention.gender = "FM"[keyed.stream(scope, "gender", first.norm).below(2)]
-        else:
-            mention.gender = "U"

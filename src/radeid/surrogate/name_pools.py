@@ -14,9 +14,9 @@ from functools import lru_cache
 from importlib import import_module
 
 from radeid.surrogate.keyed import Keyed, ascii_initial, fold_name
-from radeid.wordlists import bundled_data_path, iter_word_list
+from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
 
-__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools"]
+__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools", "ending_gender", "place_words", "world_genders"]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -31,12 +31,17 @@ class NamePools:
     by_letter_len: Mapping[tuple[str, str, int], tuple[str, ...]]
     rich: tuple[str, ...]  # initials with enough names in every pool: the permutation's domain
     gender: Mapping[str, str]  # fold_name(first name) -> "F" | "M" | "U"
+    world: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # all locales
     parse_cache: dict[tuple[str, str | None, bool], tuple] = field(  # type: ignore[type-arg]
         default_factory=dict, compare=False, repr=False
     )
 
     def pool(self, pool_id: str) -> tuple[str, ...]:
         return self.surnames if pool_id == "L" else self.given[pool_id]
+
+    def gender_of(self, norm: str) -> str:
+        """F, M or U for a folded first name from the tables; "" when no table knows it."""
+        return self.gender.get(norm) or self.world.get(norm, "")
 
 
 def _weighted(names: object) -> dict[str, float]:
@@ -55,12 +60,48 @@ def _person_provider(locale: str) -> object | None:
         return None
 
 
+@lru_cache(maxsize=1)
+def world_genders() -> Mapping[str, str]:
+    """Folded first name -> F | M | U from Faker's male and female lists over all its locales,
+    precomputed by scripts/build_name_genders.py into first_names_gender_world.tsv."""
+    table: dict[str, str] = {}
+    with open(bundled_data_path("surrogates", "first_names_gender_world.tsv"), encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("#"):
+                continue
+            name, _, label = line.rstrip("\n").partition("\t")
+            if name and label in ("F", "M", "U"):
+                table[name] = label
+    return table
+
+
+def ending_gender(norm: str) -> str:
+    """F or M from the longest telling ending ("~ko", "~ova" lines of the world table), else ""."""
+    table = world_genders()
+    for k in (4, 3, 2):
+        if len(norm) > k:
+            label = table.get("~" + norm[-k:])
+            if label:
+                return label
+    return ""
+
+
+@lru_cache(maxsize=1)
+def place_words() -> frozenset[str]:
+    """Folded names of US states, countries (the bundled places lexicon) and big cities
+    (surname_not_places.txt): never drawn as a surrogate surname."""
+    words = {fold_name(t.lstrip("=")) for t, _ in iter_word_list(bundled_data_path("lexicons", "places.txt"))}
+    words.update(fold_name(t) for t in read_word_list(bundled_data_path("surrogates", "surname_not_places.txt")))
+    return frozenset(w for w in words if w)
+
+
 @lru_cache(maxsize=8)
 def name_pools(locale: str = "en_US") -> NamePools:
     """Build (once) the pools: Faker's gendered first names and surnames for `locale`.
 
-    Genders come from Faker's en_US frequencies (P(female) from the two weighted lists;
-    0.2-0.8 is ambiguous), then the locale's lists, then the bundled table, which wins.
+    Genders come from Faker's en_US frequencies (P(female) from the two weighted lists; 0.2-0.8 is
+    ambiguous), then the locale's lists, then the bundled hand table, which wins.
+    Surnames that are also places (US states, countries, big cities) are left out of the pool.
     """
     gender: dict[str, str] = {}
     if _person_provider(locale) is None:
@@ -92,7 +133,12 @@ def name_pools(locale: str = "en_US") -> NamePools:
     for key, label in gender.items():
         if label == "U" and key in display:
             pools["U"].add(display[key])
-    surnames = tuple(sorted({str(n) for n in getattr(local, "last_names", ()) if str(n).isalpha()}))
+    places = place_words()
+    surnames = tuple(
+        sorted(
+            {str(n) for n in getattr(local, "last_names", ()) if str(n).isalpha() and fold_name(str(n)) not in places}
+        )
+    )
     given = {k: tuple(sorted(v)) for k, v in pools.items()}
     if not given["F"] or not given["M"] or not surnames:
         raise ValueError(f"Faker's names for locale {locale!r} are incomplete")
@@ -120,6 +166,7 @@ def name_pools(locale: str = "en_US") -> NamePools:
         by_letter_len={k: tuple(v) for k, v in by_letter_len.items()},
         rich=rich,
         gender=gender,
+        world=world_genders(),
     )
 
 

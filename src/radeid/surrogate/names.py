@@ -9,7 +9,10 @@ permuted letter of its original, so "J. Smith" agrees with "Jane Smith" even whe
 different documents.
 
 Rendering replaces only the name words in the mention's own text: titles, credentials,
-punctuation, order, spacing and the case of each word stay as they were.
+punctuation, order, spacing and the case of each word stay as they were. Surname particles
+("van der", "de la", "von", "di", "ter") are replaced together with their surname: "Dr. Van der
+Berg" becomes "Dr. Lang" (the surname keys the fake, so "Berg" alone agrees), never "Dr. Bob der
+Lang"; particles written into the word ("O'Brien", "McDonald", "MacArthur") are part of it.
 
 The pools are in `name_pools.py` and the parsing of a mention in `name_parse.py` (split in
 issue 11); this module chooses and renders the surrogate parts and re-exports the other two.
@@ -21,11 +24,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from radeid.surrogate.keyed import Keyed, KeyStream, apply_case, fold_name
+from radeid.surrogate.name_gender import settle_genders
 from radeid.surrogate.name_parse import (
     NameMention,
     NameWord,
     parse_name,
-    settle_genders,
     settle_roles,
     title_before,
 )
@@ -151,7 +154,11 @@ def render_mention(
     cursor = 0
     text = mention.text
     for w in mention.words:
-        if w.role == "particle":
+        if w.role == "particle":  # replaced together with its surname: dropped, with its space
+            out.append(text[cursor : w.start])
+            cursor = w.end
+            while cursor < len(text) and text[cursor] in " \t":
+                cursor += 1
             continue
         out.append(text[cursor : w.start])
         original = text[w.start : w.end]
