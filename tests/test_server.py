@@ -293,3 +293,32 @@ def test_surrogate_request_on_a_keyless_server_is_422() -> None:
     answer = client.post("/v1/deidentify", json={"documents": DOCS[:1], "mode": "surrogate"})
     assert answer.status_code == 422 and "key" in answer.json()["detail"][0]["msg"]
     assert client.post("/v1/deidentify", json={"documents": DOCS[:1]}).json()["mode"] == "tag"
+
+
+# ---------------------------------------------------------------------------------- schemathesis
+
+
+def test_openapi_schema_fuzz(server: Server) -> None:
+    """schemathesis over the served OpenAPI schema: no 5xx, and answers match their declared schema."""
+    schemathesis = pytest.importorskip("schemathesis")
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
+
+    schema = schemathesis.openapi.from_url(server.url + "/openapi.json", headers=server.auth)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert {f"{op.method.upper()} {op.path}" for op in operations} == {
+        "GET /v1/health", "GET /v1/info", "POST /v1/deidentify", "POST /v1/detect"
+    }  # fmt: skip
+    strategy = st.one_of([op.as_strategy() for op in operations])
+    checks = [not_a_server_error, response_schema_conformance, status_code_conformance]
+
+    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(case=strategy)
+    def fuzz(case: object) -> None:
+        case.call_and_validate(base_url=server.url, headers=server.auth, checks=checks)  # type: ignore[attr-defined]
+
+    before = server.log.read_text().count(" ms\n")
+    fuzz()
+    assert server.log.read_text().count(" ms\n") - before >= 30  # the requests did reach the server
