@@ -322,3 +322,11 @@ def test_openapi_schema_fuzz(server: Server) -> None:
     before = server.log.read_text().count(" ms\n")
     fuzz()
     assert server.log.read_text().count(" ms\n") - before >= 30  # the requests did reach the server
+
+
+def test_the_cli_does_not_import_fastapi() -> None:
+    """The core install needs no FastAPI: `radeid` imports it only when `serve` runs."""
+    code = "import sys, radeid.cli; print('fastapi' in sys.modules or 'uvicorn' in sys.modules)"
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "False"
