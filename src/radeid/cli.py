@@ -42,6 +42,7 @@ from radeid.model.commands import register as register_model
 from radeid.parallel import default_workers, deidentify_path_parallel
 from radeid.pipeline import Deidentifier
 from radeid.review_command import register as register_review
+from radeid.server_command import register as register_server
 from radeid.spark_command import register as register_spark
 from radeid.spec import PipelineSpec
 from radeid.synth.commands import register as register_synth
@@ -409,6 +410,7 @@ def default_config() -> None:
 register_evaluate(app)
 register_model(app)
 register_review(app)
+register_server(app)
 register_spark(app)
 register_synth(app)
 register_train(app)
