@@ -107,6 +107,7 @@ class IOConfig:
     audit: str = ""
     vault: str = ""
     key_file: str = ""
+    pseudonymize_ids: bool = False
 
 
 @dataclass(frozen=True)
