@@ -37,6 +37,7 @@ __all__ = [
     "ParsedDate",
     "Template",
     "parse_date",
+    "impossible_clock",
     "render",
     "repair_date",
     "scramble_date",
@@ -443,6 +444,18 @@ def repair_date(text: str, day_first: bool, stream: KeyStream) -> str | None:
         if kind == "time":
             new[i] = _repair_clock(tok, stream)
     return "".join(new)
+
+
+def impossible_clock(text: str) -> bool:
+    """Whether a time of day in `text` has an impossible hour, minute or second (14:75, 25:00)."""
+    if ":" not in text:
+        return False
+    for m in _TOKEN.finditer(text):
+        if m.lastgroup == "time":
+            parts = _TIME_PARTS.match(m.group())
+            if parts is not None and not _valid_hms(parts.group(1), parts.group(2), parts.group(3) or "0"):
+                return True
+    return False
 
 
 def _repair_clock(text: str, stream: KeyStream, compact: bool = False) -> str:

@@ -30,6 +30,7 @@ from radeid.surrogate.date_template import (
     Field,
     ParsedDate,
     Template,
+    impossible_clock,
     parse_date,
     render,
     repair_date,
@@ -141,6 +142,8 @@ class DateGenerator:
             and not PLAUSIBLE_YEARS[0] <= value.year <= PLAUSIBLE_YEARS[1]
         ):
             value = None  # 01/01/0001, 12/31/9999: placeholders, not dates; a plausible one in their format
+        elif value is not None and impossible_clock(original):
+            value = None  # 2019-03-05T14:75: the time is repaired with the date
         if value is not None and ctx.date_offset == 0:
             return original  # date_shift none or fixed:0: dates are kept on purpose
         if value is not None:

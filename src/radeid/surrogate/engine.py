@@ -213,7 +213,7 @@ class SurrogateReplacer:
                     break
                 self.stats["realism_retries"] += 1
                 new = gen.generate(parsed, ctx, attempt)
-        if self.options.length_preserving and len(new) != len(original):
+        if self.options.length_preserving and len(new) != len(original) and span.category in _WORD_CATEGORIES:
             new = self._same_length(gen, parsed, original, new, ctx)
         return new
 
@@ -225,7 +225,9 @@ class SurrogateReplacer:
         length = len(original)
         least = len(_RUN.findall(original))
         fallback, closest = "", first
-        for attempt in range(_LENGTH_DRAWS_FROM, _LENGTH_DRAWS_FROM + _LENGTH_DRAWS):
+        for attempt in range(_LENGTH_DRAWS_FROM, _LENGTH_DRAWS_FROM + _LENGTH_DRAWS_MAX):
+            if attempt >= _LENGTH_DRAWS_FROM + _LENGTH_DRAWS and (fallback or len(closest) < length):
+                break  # enough tries: something that fits without cutting a word is at hand
             new = first if attempt == _LENGTH_DRAWS_FROM else gen.generate(parsed, ctx, attempt)
             if gen.realism_check and (new == original or new.casefold() in ctx.memory.forbidden):
                 continue
@@ -297,8 +299,11 @@ class SurrogateReplacer:
                     new = typo
                     self.stats["typos"] += 1
         if options.length_preserving and len(new) != len(original):
-            stream = ctx.keyed.stream(ctx.scope, "length-pad", fold(original))
-            fitted, how = _fit(new, len(original), stream)
+            if span.category in _WORD_CATEGORIES or span.category in _NAME_CATEGORIES:
+                stream = ctx.keyed.stream(ctx.scope, "length-pad", fold(original))
+                fitted, how = _fit(new, len(original), stream)
+            else:  # dates, ids, numbers: their own format is kept; spaces, or letters trimmed
+                fitted, how = _fit_chars(new, len(original)), ""
             if fitted != original:
                 new = fitted
                 self.stats["length_adjusted"] += 1
@@ -310,7 +315,10 @@ class SurrogateReplacer:
 _RUN = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"(?<![\w.'-])[^\W\d_]+\s+")  # a whole word and the space after it
 _LENGTH_DRAWS_FROM = 100  # attempts below this are the realism retries
-_LENGTH_DRAWS = 256  # cheap (microseconds each), and only with --length-preserving
+_LENGTH_DRAWS = 64  # cheap (microseconds each), and only with --length-preserving
+_LENGTH_DRAWS_MAX = 512  # while every draw is longer (only a cut word would fit): draw on
+# keyed draws of these generators differ in length: drawn again for the original's length
+_WORD_CATEGORIES = frozenset({Category.HOSPITAL, Category.LOCATION, Category.VENDOR})
 # endings that lengthen a name-like word plausibly (Lake -> Lakes, Lakewood), longest first
 _PAD_ENDINGS = ("ville", "field", "wood", "ford", "ton", "ham", "ley", "er", "on", "s")
 _VOWELS, _CONSONANTS = "aeio", "nrstl"
@@ -355,6 +363,21 @@ def _pad(text: str, missing: int, stream: KeyStream) -> str:
     return text[: last.end()] + add + text[last.end() :]
 
 
+def _fit_chars(text: str, length: int) -> str:
+    """Pad with spaces, or trim the longest letter runs a letter at a time (dates and other
+    formatted values: "September 5" keeps its digits and punctuation)."""
+    if len(text) <= length:
+        return text.ljust(length)
+    chars = list(text)
+    while len(chars) > length:
+        runs = [m.span() for m in _RUN.finditer("".join(chars)) if m.end() - m.start() > 1]
+        if not runs:
+            return "".join(chars)[:length]
+        start, end = max(runs, key=lambda r: (r[1] - r[0], r[0]))
+        del chars[end - 1]
+    return "".join(chars)
+
+
 def _fit(text: str, length: int, stream: KeyStream) -> tuple[str, str]:
     """The last resort of `--length-preserving` (the generators' own draws come first): drop
     whole words, then pad the last word with a plausible ending; cut letters only from a single
@@ -365,14 +388,7 @@ def _fit(text: str, length: int, stream: KeyStream) -> tuple[str, str]:
         return _pad(text, length - len(text), stream), "padded"
     if len(text) == length:
         return text, ""
-    chars = list(text)
-    while len(chars) > length:
-        runs = [m.span() for m in _RUN.finditer("".join(chars)) if m.end() - m.start() > 1]
-        if not runs:
-            return "".join(chars)[:length], "cut"
-        start, end = max(runs, key=lambda r: (r[1] - r[0], r[0]))
-        del chars[end - 1]
-    return "".join(chars), "cut"
+    return _fit_chars(text, length), "cut"
 
 
 def _typo(text: str, stream: KeyStream) -> str:
