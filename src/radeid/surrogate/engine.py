@@ -316,7 +316,7 @@ _RUN = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"(?<![\w.'-])[^\W\d_]+\s+")  # a whole word and the space after it
 _LENGTH_DRAWS_FROM = 100  # attempts below this are the realism retries
 _LENGTH_DRAWS = 64  # cheap (microseconds each), and only with --length-preserving
-_LENGTH_DRAWS_MAX = 512  # while every draw is longer (only a cut word would fit): draw on
+_LENGTH_DRAWS_MAX = 192  # while every draw is longer (only a cut word would fit): draw on
 # keyed draws of these generators differ in length: drawn again for the original's length
 _WORD_CATEGORIES = frozenset({Category.HOSPITAL, Category.LOCATION, Category.VENDOR})
 # endings that lengthen a name-like word plausibly (Lake -> Lakes, Lakewood), longest first
