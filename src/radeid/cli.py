@@ -268,8 +268,8 @@ def run_deid(
     stats = summary.replacer_stats
     if stats and stats.get("date_unparseable"):
         err.print(
-            f"[yellow]warning[/]: {stats['date_unparseable']} date(s) could not be parsed and got a same-shape "
-            "random stand-in instead of a shifted date"
+            f"[yellow]warning[/]: {stats['date_unparseable']} date(s) were impossible or unreadable (2/30/2020) "
+            "and got a valid date of the same format, shifted (a same-shape stand-in when not date-shaped)"
         )
     if not quiet:
         err.print(
