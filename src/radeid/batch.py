@@ -21,6 +21,7 @@ from radeid.commit import commit_together
 from radeid.document import Document, Result
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
+from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
 from radeid.paths import check_paths
@@ -167,10 +168,13 @@ def deidentify_path(
     vault_key: bytes | None = None,
     on_error: OnError = "fail",
     on_batch: Callable[[int], None] | None = None,
+    id_key: bytes | None = None,
 ) -> RunSummary:
     """De-identify everything under `input_path` into `output_path` (+ audit JSONL, + optional vault).
 
-    Output, audit and vault are all written atomically: either all three land or none does.
+    Output, audit and vault are all written atomically: either all three land or none does. With
+    `id_key`, document ids (and so folder output file names) are written as keyed pseudonyms
+    (`radeid.io.ids`).
     """
     options = options or ReadOptions()
     summary = RunSummary()
@@ -199,6 +203,7 @@ def deidentify_path(
                     summary.aborted = True
                     raise RunAborted(summary.errors[-1], summary)
             for result in results:
+                result = pseudonymize_result(result, id_key)
                 writer.write(result)
                 audit.write(result)
                 if vault is not None:

@@ -160,6 +160,13 @@ def deid(
         list[str] | None,
         typer.Option("--keep-column", help="Copy this input column to the output unchanged (repeatable)."),
     ] = None,
+    pseudonymize_ids: Annotated[
+        bool | None,
+        typer.Option(
+            "--pseudonymize-ids/--keep-ids",
+            help="Write document ids and output file names as keyed pseudonyms (doc-3f9a...); else copied as they are.",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option("--workers", "-w", min=1, help="Worker processes (default: one per available core)."),
@@ -194,7 +201,7 @@ def deid(
         **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
         day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
         keep_state=keep_state, vault=vault, mask_char=mask_char, mask_length=mask_length,
-        output_format=output_format, audit=audit, keep_column=keep_column,
+        output_format=output_format, audit=audit, keep_column=keep_column, pseudonymize_ids=pseudonymize_ids,
     )  # fmt: skip
     try:
         cfg = load_job_config(config, overlay, no_model=no_model)
@@ -224,7 +231,7 @@ def run_deid(
     )
     try:
         workers = workers or default_workers()
-        needs_key = cfg.replace.mode == "surrogate" or vault_path is not None
+        needs_key = cfg.replace.mode == "surrogate" or vault_path is not None or io.pseudonymize_ids
         key = None
         if needs_key:  # a generated key is written only now, after every path was checked
             key_dir = key_dir_for(output, input_path) if key_file is None else output.parent
@@ -263,8 +270,8 @@ def run_deid(
     stats = summary.replacer_stats
     if stats and stats.get("date_unparseable"):
         err.print(
-            f"[yellow]warning[/]: {stats['date_unparseable']} date(s) could not be parsed and got a same-shape "
-            "random stand-in instead of a shifted date"
+            f"[yellow]warning[/]: {stats['date_unparseable']} date(s) were impossible or unreadable (2/30/2020) "
+            "and got a valid date of the same format, shifted (a same-shape stand-in when not date-shaped)"
         )
     if not quiet:
         err.print(

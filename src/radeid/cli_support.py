@@ -189,6 +189,7 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "input_format": "io.format", "output_format": "io.output_format", "id_col": "io.id_col",
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
+        "pseudonymize_ids": "io.pseudonymize_ids",
         "batch_size": "pipeline.batch_size", "age_threshold": "detectors.rules.age_threshold",
         "model": "detectors.transformer.model", "threshold": "detectors.transformer.threshold",
         "keep_column": "+io.keep_columns", "hospital_list": "+detectors.lexicon.hospital_lists",

@@ -55,6 +55,7 @@ from radeid.commit import commit_together, finish_commit, remove_temporaries
 from radeid.config import ConfigError
 from radeid.document import Document, Result
 from radeid.io.errors import InputNotFoundError, OutputExistsError
+from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.journal import (
@@ -387,7 +388,8 @@ def deidentify_path_parallel(
         finally:
             pool.close(failed=failed)
         vault = (Path(vault_path), vault_key) if vault_path is not None and vault_key is not None else None
-        _merge(work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size)
+        id_key = spec.key if spec.config.io.pseudonymize_ids else None
+        _merge(work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size, id_key)
     except (RunAborted, DuplicateIdError):
         work.discard()  # the input must change before the run can succeed: nothing to resume
         raise
@@ -425,6 +427,7 @@ def _merge(
     out_fmt: InputFormat | None,
     options: ReadOptions,
     size: int,
+    id_key: bytes | None = None,
 ) -> None:
     """Stream every part, in batch order, into temporaries; then commit output, audit and vault as
     one unit (`radeid.commit.commit_together`, with its record in the work folder for a resume)."""
@@ -457,7 +460,7 @@ def _merge(
                 )
             skipped += len(record.skipped)
             for doc, part in zip(docs, parts, strict=True):
-                result: Result = part.result_for(doc)
+                result: Result = pseudonymize_result(part.result_for(doc), id_key)
                 writer.write(result)
                 audit.write(result)
                 if vault_writer is not None:

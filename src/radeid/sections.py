@@ -107,6 +107,7 @@ class IOConfig:
     audit: str = ""
     vault: str = ""
     key_file: str = ""
+    pseudonymize_ids: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,9 @@ class SurrogateOptions:
         fakes across patients (dates and ages still shift per patient).
     date_shift: "patient" (a keyed offset per patient), "none", or "fixed:N" days.
     max_shift_days: the patient offset is drawn from [-max, max] without 0.
-    length_preserving: pad or trim each surrogate to the original's length (names pick
-        same-length fakes first, so padding is rare).
+    length_preserving: each surrogate as long as the original: names pick same-length fakes,
+        facilities, places and vendors are drawn again until one fits (else whole words are
+        dropped, else a plausible ending is added); dates and ids are padded with spaces or trimmed.
     typo_rate: probability of one typo in a name/place surrogate (training augmentation).
     locale: Faker locale for names and places.
     age_mode: "keep_over" keeps an age over 89 over 89; "aggregate" writes "90+".

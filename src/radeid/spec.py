@@ -71,6 +71,8 @@ class PipelineSpec:
                 raise ConfigError("the key must be non-empty bytes")
         if self.mode in KEYED_MODES and self.key is None:
             raise ConfigError(f"{self.mode} mode needs a key (a key file or the RADEID_KEY variable)")
+        if self.config.io.pseudonymize_ids and self.key is None:
+            raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
 
     @classmethod
     def masking(cls, config: Config | None = None, mode: str | None = None) -> PipelineSpec:

@@ -25,12 +25,15 @@ from radeid.document import Span
 from radeid.surrogate.base import SurrogateContext
 from radeid.surrogate.date_template import (
     MONTHS,
+    PLAUSIBLE_YEARS,
     WEEKDAYS,
     Field,
     ParsedDate,
     Template,
+    impossible_clock,
     parse_date,
     render,
+    repair_date,
     scramble_date,
     valid_date,
 )
@@ -133,6 +136,14 @@ class DateGenerator:
 
     def generate(self, parsed: tuple[str, ParsedDate | None], ctx: SurrogateContext, attempt: int) -> str:
         original, value = parsed
+        if (
+            value is not None
+            and value.kind in ("ymd", "ym")
+            and not PLAUSIBLE_YEARS[0] <= value.year <= PLAUSIBLE_YEARS[1]
+        ):
+            value = None  # 01/01/0001, 12/31/9999: placeholders, not dates; a plausible one in their format
+        elif value is not None and impossible_clock(original):
+            value = None  # 2019-03-05T14:75: the time is repaired with the date
         if value is not None and ctx.date_offset == 0:
             return original  # date_shift none or fixed:0: dates are kept on purpose
         if value is not None:
@@ -153,6 +164,16 @@ class DateGenerator:
         if not attempt:
             ctx.stats["date_unparseable"] += 1
         stream = ctx.keyed.stream(ctx.patient_scope, "date", fold(original), str(attempt))
+        # an impossible date (2/30/2020) becomes a valid one of the same format, then moves like
+        # the patient's other dates; only a shape no date has gets random digits
+        repaired = repair_date(original, self.day_first, stream)
+        fixed = parse_date(repaired, self.day_first) if repaired is not None else None
+        if fixed is not None:
+            ref = ctx.memory.reference_year() if fixed.kind == "md" else None
+            try:
+                return shift_date(fixed, ctx.date_offset, ref)
+            except (OverflowError, ValueError):
+                pass
         return scramble_date(original, stream)
 
 

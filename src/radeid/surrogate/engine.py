@@ -207,14 +207,39 @@ class SurrogateReplacer:
     def _generate(self, span: Span, parsed: object, original: str, ctx: SurrogateContext) -> str:
         gen = self._generator(span.category)
         new = gen.generate(parsed, ctx, 0)
-        if not gen.realism_check:
-            return new
-        for attempt in range(1, _MAX_ATTEMPTS):
-            if new != original and new.casefold() not in ctx.memory.forbidden:
-                break
-            self.stats["realism_retries"] += 1
-            new = gen.generate(parsed, ctx, attempt)
+        if gen.realism_check:
+            for attempt in range(1, _MAX_ATTEMPTS):
+                if new != original and new.casefold() not in ctx.memory.forbidden:
+                    break
+                self.stats["realism_retries"] += 1
+                new = gen.generate(parsed, ctx, attempt)
+        if self.options.length_preserving and len(new) != len(original) and span.category in _WORD_CATEGORIES:
+            new = self._same_length(gen, parsed, original, new, ctx)
         return new
+
+    def _same_length(self, gen: Generator, parsed: object, original: str, first: str, ctx: SurrogateContext) -> str:
+        """`--length-preserving`: more keyed draws of the generator (attempts past the realism
+        retries: derived streams, so still a pure function of key, scope and original), the
+        first of the original's length wins; else the first that fits by dropping whole words;
+        else `first`, left to `_fit`'s padding."""
+        length = len(original)
+        least = len(_RUN.findall(original))
+        fallback, closest = "", first
+        for attempt in range(_LENGTH_DRAWS_FROM, _LENGTH_DRAWS_FROM + _LENGTH_DRAWS_MAX):
+            if attempt >= _LENGTH_DRAWS_FROM + _LENGTH_DRAWS and (fallback or len(closest) < length):
+                break  # enough tries: something that fits without cutting a word is at hand
+            new = first if attempt == _LENGTH_DRAWS_FROM else gen.generate(parsed, ctx, attempt)
+            if gen.realism_check and (new == original or new.casefold() in ctx.memory.forbidden):
+                continue
+            if len(new) == length:
+                return new
+            if not fallback and len(new) > length:
+                dropped = _drop_words(new, length, least)
+                if len(dropped) == length:
+                    fallback = dropped
+            if len(new) < length and (len(closest) > length or len(new) > len(closest)):
+                closest = new  # the nearest shorter one needs the least padding
+        return fallback or closest
 
     def _plan_names(self, document: Document, spans: list[Span], ctx: SurrogateContext) -> dict[int, str]:
         """All person names of the document at once: roles and genders settled from every
@@ -274,31 +299,96 @@ class SurrogateReplacer:
                     new = typo
                     self.stats["typos"] += 1
         if options.length_preserving and len(new) != len(original):
-            fitted = _fit(new, len(original))
+            if span.category in _WORD_CATEGORIES or span.category in _NAME_CATEGORIES:
+                stream = ctx.keyed.stream(ctx.scope, "length-pad", fold(original))
+                fitted, how = _fit(new, len(original), stream)
+            else:  # dates, ids, numbers: their own format is kept; spaces, or letters trimmed
+                fitted, how = _fit_chars(new, len(original)), ""
             if fitted != original:
                 new = fitted
                 self.stats["length_adjusted"] += 1
+                if how:
+                    self.stats[f"length_{how}"] += 1
         return new
 
 
 _RUN = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(r"(?<![\w.'-])[^\W\d_]+\s+")  # a whole word and the space after it
+_LENGTH_DRAWS_FROM = 100  # attempts below this are the realism retries
+_LENGTH_DRAWS = 64  # cheap (microseconds each), and only with --length-preserving
+_LENGTH_DRAWS_MAX = 192  # while every draw is longer (only a cut word would fit): draw on
+# keyed draws of these generators differ in length: drawn again for the original's length
+_WORD_CATEGORIES = frozenset({Category.HOSPITAL, Category.LOCATION, Category.VENDOR})
+# endings that lengthen a name-like word plausibly (Lake -> Lakes, Lakewood), longest first
+_PAD_ENDINGS = ("ville", "field", "wood", "ford", "ton", "ham", "ley", "er", "on", "s")
+_VOWELS, _CONSONANTS = "aeio", "nrstl"
 
 
-def _fit(text: str, length: int) -> str:
-    """Pad with spaces, or trim the longest words a letter at a time, so that punctuation,
-    titles and credentials survive ("Dr. Nicholson-Eaton, MD" -> "Dr. Nichols-Eaton, MD")."""
+def _drop_words(text: str, length: int, least: int = 1) -> str:
+    """Leave out whole words (never the last one, the longest of the middle ones first) until
+    `text` is at most `length` long, keeping at least `least` words: "New Court Regional Medical
+    Center" -> "New Court Medical Center". Returns the shortest it gets."""
+    while len(text) > length and len(_RUN.findall(text)) > max(least, 1):
+        words = [m for m in _WORD.finditer(text) if m.end() < len(text)]
+        if not words:
+            break
+        middle = words[1:] or words
+        m = max(middle, key=lambda w: (w.end() - w.start(), -w.start()))
+        if len(text) - (m.end() - m.start()) < length and len(words) > 1:
+            fits = [w for w in words if len(text) - (w.end() - w.start()) >= length]
+            if fits:  # a shorter word closes the gap without overshooting
+                m = min(fits, key=lambda w: len(text) - (w.end() - w.start()) - length)
+        text = text[: m.start()] + text[m.end() :]
+    return text
+
+
+def _pad(text: str, missing: int, stream: KeyStream) -> str:
+    """Lengthen a name-like word (the first of 3+ letters that is not the last word, which is
+    often a type: Street, Center) by a plausible ending, then alternating letters: "88 Ray
+    Street" -> "88 Rayton Street"."""
+    runs = list(_RUN.finditer(text))
+    if not runs:
+        return text + " " * missing
+    last = next((r for r in runs[:-1] if len(r.group()) >= 3), runs[-1])
+    add = ""
+    while len(add) < missing:
+        left = missing - len(add)
+        fitting = [e for e in _PAD_ENDINGS if len(e) <= left]
+        if fitting and not add:
+            add += fitting[stream.below(min(len(fitting), 3))]
+        else:
+            add += (_VOWELS if add[-1:] not in _VOWELS else _CONSONANTS)[stream.below(4)]
+    word = last.group()
+    add = add.upper() if word.isupper() and len(word) > 1 else add
+    return text[: last.end()] + add + text[last.end() :]
+
+
+def _fit_chars(text: str, length: int) -> str:
+    """Pad with spaces, or trim the longest letter runs a letter at a time (dates and other
+    formatted values: "September 5" keeps its digits and punctuation)."""
     if len(text) <= length:
         return text.ljust(length)
     chars = list(text)
-    excess = len(chars) - length
-    while excess > 0:
+    while len(chars) > length:
         runs = [m.span() for m in _RUN.finditer("".join(chars)) if m.end() - m.start() > 1]
         if not runs:
             return "".join(chars)[:length]
         start, end = max(runs, key=lambda r: (r[1] - r[0], r[0]))
         del chars[end - 1]
-        excess -= 1
     return "".join(chars)
+
+
+def _fit(text: str, length: int, stream: KeyStream) -> tuple[str, str]:
+    """The last resort of `--length-preserving` (the generators' own draws come first): drop
+    whole words, then pad the last word with a plausible ending; cut letters only from a single
+    word that alone is longer than the original. Returns the text and "" / "padded" / "cut"."""
+    if len(text) > length:
+        text = _drop_words(text, length, 2)
+    if len(text) < length:
+        return _pad(text, length - len(text), stream), "padded"
+    if len(text) == length:
+        return text, ""
+    return _fit_chars(text, length), "cut"
 
 
 def _typo(text: str, stream: KeyStream) -> str:

@@ -1,0 +1,134 @@
+"""Dates outside the common forms (issue 13): compact, ISO date-times, DICOM date-times, and
+impossible dates, which get a valid date of the same format instead of random digits."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from surrogate_helpers import KEY
+
+from radeid import Category, Document, Span
+from radeid.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.surrogate.date_template import impossible_clock
+from radeid.surrogate.dates import parse_date
+
+D = Category.DATE
+MON = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
+
+
+def _replace(replacer: SurrogateReplacer, text: str, patient: str = "p1") -> str:
+    doc = Document("doc", f"on {text}.", patient_id=patient)
+    return replacer.replace(doc, [Span(3, 3 + len(text), D)]).replacements[0].new_text
+
+
+@pytest.mark.parametrize(
+    ("original", "writer"),
+    [
+        ("05MAR2019", lambda d: f"{d.day:02d}{MON[d.month - 1]}{d.year}"),
+        ("20190305", lambda d: f"{d.year}{d.month:02d}{d.day:02d}"),
+        ("5-Mar-19", lambda d: f"{d.day}-{MON[d.month - 1].title()}-{d.year % 100:02d}"),
+        ("2019-03-05", lambda d: d.isoformat()),
+        ("2019-03-05T14:30:00Z", lambda d: f"{d.isoformat()}T14:30:00Z"),
+        ("2019-03-05T14:30:00.250+01:00", lambda d: f"{d.isoformat()}T14:30:00.250+01:00"),
+        ("2019-03-05 14:30", lambda d: f"{d.isoformat()} 14:30"),
+        ("20190305143000", lambda d: f"{d.year}{d.month:02d}{d.day:02d}143000"),
+        ("05-MAR-2019 14:30", lambda d: f"{d.day:02d}-{MON[d.month - 1]}-{d.year} 14:30"),
+        ("3/5/2019 2:30:00 PM", lambda d: f"{d.month}/{d.day}/{d.year} 2:30:00 PM"),
+    ],
+)
+def test_compact_and_iso_forms_shift_by_the_patient_offset_and_keep_the_time(original: str, writer) -> None:  # noqa: ANN001
+    replacer = SurrogateReplacer(KEY, SurrogateOptions())
+    new = _replace(replacer, original)
+    expected = writer(date(2019, 3, 5) + timedelta(days=replacer.date_offset("p1")))
+    assert new == expected
+    assert replacer.stats["date_unparseable"] == 0
+
+
+def test_one_patient_gets_one_shift_across_forms() -> None:
+    replacer = SurrogateReplacer(KEY, SurrogateOptions())
+    forms = ["05MAR2019", "20190305", "2019-03-05T14:30:00Z", "03/05/2019", "March 5, 2019"]
+    moved = [parse_date(_replace(replacer, f)) for f in forms]
+    assert all(m is not None for m in moved)
+    assert len({(m.year, m.month, m.day) for m in moved if m is not None}) == 1
+
+
+@pytest.mark.parametrize(
+    ("original", "shape"),
+    [
+        ("2/30/2020", r"\d{1,2}/\d{2}/\d{4}"),
+        ("02/30/20", r"\d{2}/\d{2}/\d{2}"),
+        ("2019-02-30", r"\d{4}-\d{2}-\d{2}"),
+        ("31APR2019", r"\d{2}[A-Z]{3}\d{4}"),
+        ("Feb 30, 2020", r"[A-Z][a-z]{2} \d{1,2}, \d{4}"),
+        ("2019-13-05T48:30:00Z", r"\d{4}-\d{2}-\d{2}T\d{2}:30:00Z"),
+        ("2019-03-05T14:75:00Z", r"\d{4}-\d{2}-\d{2}T14:\d{2}:00Z"),
+        ("99/99/9999", r"\d{2}/\d{2}/\d{4}"),
+        ("20191332", r"\d{8}"),
+        ("12/31/9999", r"\d{1,2}/\d{2}/\d{4}"),
+    ],
+)
+def test_an_impossible_date_gets_a_valid_date_of_the_same_format_and_is_counted(original: str, shape: str) -> None:
+    replacer = SurrogateReplacer(KEY, SurrogateOptions())
+    new = _replace(replacer, original)
+    assert re.fullmatch(shape, new), new
+    parsed = parse_date(new)
+    assert parsed is not None and parsed.kind == "ymd", new
+    assert 1900 <= parsed.year <= 2100
+    assert replacer.stats["date_unparseable"] == 1
+    assert _replace(SurrogateReplacer(KEY, SurrogateOptions()), original) == new  # keyed, stable
+
+
+def test_regression_cases_of_issue_13() -> None:
+    replacer = SurrogateReplacer(KEY, SurrogateOptions())
+    for original in ("05MAR2019", "20190305", "2019-03-05T14:30:00Z", "2/30/2020"):
+        new = _replace(replacer, original)
+        value = parse_date(new)
+        assert value is not None and value.kind == "ymd" and 1900 <= value.year <= 2100, (original, new)
+    assert _replace(replacer, "2019-03-05T14:30:00Z").endswith("T14:30:00Z")
+
+
+def _form(style: int, y: int, m: int, d: int) -> str:
+    """Many formats, fed with any numbers (valid or not)."""
+    mon = MON[(m - 1) % 12]
+    return [
+        f"{m}/{d}/{y:04d}",
+        f"{m:02d}/{d:02d}/{y % 100:02d}",
+        f"{d:02d}.{m:02d}.{y:04d}",
+        f"{y:04d}-{m:02d}-{d:02d}",
+        f"{y:04d}-{m:02d}-{d:02d}T{d % 30:02d}:{m * 7 % 99:02d}:00Z",
+        f"{y:04d}{m:02d}{d:02d}",
+        f"{d:02d}{mon}{y:04d}",
+        f"{d}-{mon.title()}-{y % 100:02d}",
+        f"{mon.title()} {d}, {y:04d}",
+        f"{m:02d}/{d:02d}/{y:04d} {d % 30:02d}:{m:02d}",
+    ][style]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    style=st.integers(0, 9),
+    year=st.one_of(st.integers(1900, 2100), st.integers(0, 9999)),
+    month=st.integers(0, 99),
+    day=st.integers(0, 99),
+    patient=st.text(min_size=1, max_size=6),
+    day_first=st.booleans(),
+)
+def test_every_generated_date_is_a_valid_calendar_date_with_a_plausible_year(
+    style: int, year: int, month: int, day: int, patient: str, day_first: bool
+) -> None:
+    original = _form(style, year, month, day)
+    replacer = SurrogateReplacer(KEY, SurrogateOptions(day_first=day_first))
+    new = _replace(replacer, original, patient)
+    parsed = parse_date(new, day_first)
+    assert parsed is not None and parsed.kind == "ymd", (original, new)
+    assert 1899 <= parsed.year <= 2101, (original, new)
+    if style == 4:
+        hh, mm = new.split("T")[1][:5].split(":")
+        assert int(hh) < 24 and int(mm) < 60
+    value = parse_date(original, day_first)
+    valid = value is not None and 1900 <= value.year <= 2100 and not impossible_clock(original)
+    assert replacer.stats["date_unparseable"] == (0 if valid else 1)
