@@ -13,7 +13,7 @@ from surrogate_helpers import KEY
 
 from radeid import Category, Document, Span
 from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.date_template import impossible_clock
+from radeid.surrogate.date_repair import impossible_clock
 from radeid.surrogate.dates import parse_date
 
 D = Category.DATE

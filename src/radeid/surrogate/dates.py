@@ -23,17 +23,15 @@ from datetime import date, timedelta
 
 from radeid.document import Span
 from radeid.surrogate.base import SurrogateContext
+from radeid.surrogate.date_repair import PLAUSIBLE_YEARS, impossible_clock, repair_date
 from radeid.surrogate.date_template import (
     MONTHS,
-    PLAUSIBLE_YEARS,
     WEEKDAYS,
     Field,
     ParsedDate,
     Template,
-    impossible_clock,
     parse_date,
     render,
-    repair_date,
     scramble_date,
     valid_date,
 )
