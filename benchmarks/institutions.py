@@ -14,7 +14,7 @@ import time
 from collections import Counter
 
 from radeid import Document
-from radeid.config import SurrogateOptions
+from radeid.sections import SurrogateOptions
 from radeid.surrogate.base import SurrogateContext
 from radeid.surrogate.institutions import is_real_institution
 from radeid.surrogate.keyed import Keyed

@@ -22,7 +22,6 @@ from radeid.sections import (
     TRANSFORMER_BACKENDS,
     IOConfig,
     LexiconConfig,
-    MaskConfig,
     PipelineConfig,
     ProtectedConfig,
     ReplaceConfig,
@@ -38,22 +37,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = [
-    "Config",
-    "ConfigError",
-    "IOConfig",
-    "LexiconConfig",
-    "MaskConfig",
-    "PipelineConfig",
-    "ProtectedConfig",
-    "ReplaceConfig",
-    "ResolverConfig",
-    "RulesConfig",
-    "SurrogateOptions",
-    "TransformerConfig",
-    "deep_merge",
-    "read_toml",
-]
+# The section dataclasses live in `radeid.sections`; they are importable from here too, for
+# callers written before the split.
+__all__ = ["DETECTOR_SECTIONS", "Config", "ConfigError", "deep_merge", "read_toml"]
 
 
 class ConfigError(ValueError):

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from radeid.categories import Category
-from radeid.config import MaskConfig
 from radeid.document import Document, Replacement, Result, Span
 from radeid.registry import Registry
 from radeid.replace import REPLACERS
 from radeid.resolve import normalize_term
+from radeid.sections import MaskConfig
 
 if TYPE_CHECKING:
     from radeid.config import Config

@@ -25,11 +25,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from radeid.categories import Category
-from radeid.config import Config, ResolverConfig
+from radeid.config import Config
 from radeid.detect.forms import FormChecker, only_function_words
 from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
 from radeid.edges import CREDENTIALS, clean_edges, extend_to_word_boundaries, tighten
+from radeid.sections import ResolverConfig
 from radeid.wordlists import bundled_data_path, read_word_list
 
 #: Up to two words after a span, on the same line, to test eponym phrases like "Baker cyst".

@@ -91,7 +91,7 @@ def test_real_institutions_are_recognised(name: str) -> None:
 
 def test_no_generated_institution_is_real() -> None:
     """10,000 draws here (about a second); benchmarks/institutions.py runs 100,000."""
-    from radeid.config import SurrogateOptions
+    from radeid.sections import SurrogateOptions
     from radeid.surrogate.memory import DocumentMemory
 
     gen = HospitalGenerator("en_US")

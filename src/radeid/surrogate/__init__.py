@@ -4,7 +4,7 @@ from radeid.surrogate import SurrogateReplacer, SurrogateOptions
 result = SurrogateReplacer(key).replace(document, spans)
 """
 
-from radeid.config import SurrogateOptions
+from radeid.sections import SurrogateOptions
 from radeid.surrogate.engine import SurrogateReplacer
 
 __all__ = ["SurrogateOptions", "SurrogateReplacer"]

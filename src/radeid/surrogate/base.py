@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from radeid.config import SurrogateOptions
 from radeid.document import Document, Span
+from radeid.sections import SurrogateOptions
 from radeid.surrogate.keyed import Keyed
 from radeid.surrogate.memory import DocumentMemory
 

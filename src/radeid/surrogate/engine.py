@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from radeid.categories import Category
-from radeid.config import SurrogateOptions
 from radeid.document import Document, Replacement, Result, Span
 from radeid.registry import Registry
+from radeid.sections import SurrogateOptions
 from radeid.surrogate.base import Generator, SurrogateContext
 from radeid.surrogate.dates import AgeGenerator, DateGenerator
 from radeid.surrogate.identifiers import (

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from radeid.categories import Category
-from radeid.config import ConfigError, TransformerConfig
+from radeid.config import ConfigError
 from radeid.detect.chunking import Window, boundary_strengths, plan_windows, score_documents
 from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer.errors import ModelLoadError
@@ -21,6 +21,7 @@ from radeid.detect.transformer.folder import parse_thresholds
 from radeid.detect.transformer.labels import LabelDecoder
 from radeid.detect.transformer.loading import LoadedModel, load_model
 from radeid.document import Document, Span
+from radeid.sections import TransformerConfig
 
 __all__ = ["TransformerDetector", "plausible"]
 
