@@ -125,6 +125,7 @@ class TransformerConfig:
     stride: int = 128
     threads: int = 0
     check_forms: bool = True
+    gate: bool = False
 
 
 

@@ -14,10 +14,11 @@ import numpy as np
 
 from radeid.categories import Category
 from radeid.config import ConfigError
-from radeid.detect.chunking import Window, boundary_strengths, plan_windows, score_documents
+from radeid.detect.chunking import Window, WindowScorer, boundary_strengths, plan_windows, score_documents
 from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer.errors import ModelLoadError
 from radeid.detect.transformer.folder import parse_thresholds
+from radeid.detect.transformer.gate import gate_windows
 from radeid.detect.transformer.labels import LabelDecoder
 from radeid.detect.transformer.loading import LoadedModel, load_model
 from radeid.document import Document, Span
@@ -67,10 +68,15 @@ class TransformerDetector:
     per window including special tokens (default and upper bound: the model's own limit);
     `stride` overlap between windows; `threads` CPU threads (ONNX session, or torch's global
     setting); `device` cpu/cuda; `onnx_file` to pick one of several `.onnx` files in a folder;
-    `check_forms` drops spans whose text cannot be their category (see `plausible`).
+    `check_forms` drops spans whose text cannot be their category (see `plausible`); `gate` lets
+    the model skip windows with no cheap sign of PHI (`radeid.detect.transformer.gate`), and
+    `windows_scored` / `windows_skipped` count the windows since the detector was built.
     """
 
     check_forms: bool = False
+    gate: bool = False
+    windows_scored: int = 0
+    windows_skipped: int = 0
 
     def __init__(
         self,
@@ -88,8 +94,10 @@ class TransformerDetector:
         onnx_file: str | None = None,
         name: str = "transformer",
         check_forms: bool = False,
+        gate: bool = False,
     ) -> None:
         self.check_forms = check_forms
+        self.gate = gate
         if not str(model):
             raise ModelLoadError("no model given (detectors.transformer.model is empty)")
         _check_options(threshold, stride)
@@ -162,6 +170,7 @@ class TransformerDetector:
             threads=config.threads or None,
             device=config.device,
             check_forms=config.check_forms,
+            gate=config.gate,
         )
 
     @property
@@ -187,12 +196,33 @@ class TransformerDetector:
         shapes = None
         if getattr(self.loaded.scorer, "uses_shapes", False):
             shapes = [word_shapes(text, offsets) for text, (_, offsets) in zip(texts, encoded, strict=True)]
-        probs = score_documents([ids for ids, _ in encoded], plans, self.loaded.scorer, shapes)
+        scorer: WindowScorer = self.loaded.scorer
+        if self.gate:
+            keep = [
+                flag
+                for text, (_, offsets), plan in zip(texts, encoded, plans, strict=True)
+                for flag in gate_windows(text, offsets, plan)
+            ]
+            scorer = _GatedScorer(self.loaded.scorer, keep, self._outside_row())
+        n_windows = sum(len(plan) for plan in plans)
+        probs = score_documents([ids for ids, _ in encoded], plans, scorer, shapes)
+        skipped = scorer.skipped if isinstance(scorer, _GatedScorer) else 0
+        self.windows_scored += n_windows - skipped
+        self.windows_skipped += skipped
         n_labels = len(self.labels)
         return [
             (offsets, p if len(ids) else np.zeros((0, n_labels), dtype=np.float32))
             for (ids, offsets), p in zip(encoded, probs, strict=True)
         ]
+
+    def _outside_row(self) -> np.ndarray:
+        """Label probabilities of a token the gate skipped: all mass on the (first) outside label."""
+        row = np.zeros(len(self.labels), dtype=np.float32)
+        outside = np.nonzero(self.decoder.outside)[0]
+        if not len(outside):
+            raise ModelLoadError("the gate needs an outside label (O) in the model's labels")
+        row[outside[0]] = 1.0
+        return row
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
         if not docs:
@@ -206,3 +236,35 @@ class TransformerDetector:
             ]
             for text, (offsets, probs) in zip(texts, self.token_probabilities(texts), strict=True)
         ]
+
+
+class _GatedScorer:
+    """Scores only the windows the gate keeps (`keep`, in `score_documents`' flat order).
+
+    Skipped windows get `outside` on every row; kept windows go to the real scorer in one call,
+    so they are scored (and batched) as without the gate.
+    """
+
+    def __init__(self, scorer: WindowScorer, keep: Sequence[bool], outside: np.ndarray) -> None:
+        self.scorer = scorer
+        self.keep = keep
+        self.outside = outside
+        self.uses_shapes = bool(getattr(scorer, "uses_shapes", False))
+        self.skipped = 0
+
+    def score_windows(
+        self, windows: Sequence[Sequence[int]], shapes: Sequence[Sequence[int]] | None = None
+    ) -> list[np.ndarray]:
+        if len(windows) != len(self.keep):
+            raise ValueError(f"the gate has {len(self.keep)} decisions for {len(windows)} windows")
+        kept = [i for i, flag in enumerate(self.keep) if flag]
+        self.skipped = len(windows) - len(kept)
+        scored: list[np.ndarray] = []
+        if kept and shapes is not None:
+            scored = self.scorer.score_windows([windows[i] for i in kept], [shapes[i] for i in kept])  # type: ignore[call-arg]
+        elif kept:
+            scored = self.scorer.score_windows([windows[i] for i in kept])
+        out = [np.broadcast_to(self.outside, (len(w), len(self.outside))) for w in windows]
+        for i, rows in zip(kept, scored, strict=True):
+            out[i] = rows
+        return out
