@@ -1,0 +1,167 @@
+"""Recall cost and speed-up of the model gate (`[detectors.transformer] gate`), gate off vs on.
+
+Runs the default pipeline (rules + lexicon + bundled model) on each labelled set twice, with the
+transformer detector's gate off and on, and prints token precision/recall (binary PHI), the
+documents whose spans changed, the fraction of model windows skipped and the model's time per
+report (the transformer detector's own `detect`, tokenization to spans; the rest of the pipeline
+is the same both ways). Open-i reports (`openi_iu_reports.dev.jsonl`, real chest X-ray reports,
+already de-identified and unlabelled) are timed only.
+
+    python benchmarks/gate.py                          # all sets below
+    python benchmarks/gate.py --sets heldout examples  # a subset
+    python benchmarks/gate.py --limit 50               # quick run
+
+Sets: `heldout` (300 synthetic reports, `radeid synth -n 300 --seed 2 --start 500000`, made into
+`--work` once), `examples` (the bundled BRAT examples), `presidio` (presidio_synth.dev.jsonl) and
+`openi` (timing only), from `--data` (default ../shared/data next to the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from radeid.config import Config  # noqa: E402
+from radeid.detect.transformer import TransformerDetector  # noqa: E402
+from radeid.document import Document, Span  # noqa: E402
+from radeid.evaluate.loading import load_gold, strip_gold  # noqa: E402
+from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
+from radeid.evaluate.results import PHI  # noqa: E402
+from radeid.pipeline import Deidentifier  # noqa: E402
+
+SETS = ("heldout", "examples", "presidio", "openi")
+
+
+class TimedDetector:
+    """Wraps the transformer detector: times its `detect` and keeps its window counters."""
+
+    def __init__(self, inner: TransformerDetector) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.seconds = 0.0
+
+    def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
+        start = time.perf_counter()
+        out = self.inner.detect(docs)
+        self.seconds += time.perf_counter() - start
+        return out
+
+
+def default_data() -> Path:
+    """`shared/data` next to the repository or next to one of its parents (for worktrees)."""
+    for parent in ROOT.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return ROOT.parent / "shared" / "data"
+
+
+def heldout_path(work: Path) -> Path:
+    path = work / "heldout.jsonl"
+    if not path.exists():
+        work.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "radeid",
+            "synth",
+            "-n",
+            "300",
+            "--seed",
+            "2",
+            "--start",
+            "500000",
+            "-o",
+            str(path),
+        ]
+        subprocess.run(cmd, check=True, env={**__import__("os").environ, "PYTHONPATH": str(ROOT / "src")})
+    return path
+
+
+def set_path(name: str, data: Path, work: Path) -> Path:
+    if name == "heldout":
+        return heldout_path(work)
+    if name == "examples":
+        return ROOT / "examples"
+    if name == "presidio":
+        return data / "presidio_synth.dev.jsonl"
+    return data / "openi_iu_reports.dev.jsonl"
+
+
+def run(deid: Deidentifier, timed: TimedDetector, docs: Sequence[Document], gate: bool) -> dict[str, Any]:
+    timed.inner.gate = gate
+    timed.inner.windows_scored = timed.inner.windows_skipped = 0
+    timed.seconds = 0.0
+    size = deid.config.pipeline.batch_size
+    predicted: dict[str, list[Span]] = {}
+    for i in range(0, len(docs), size):
+        batch = docs[i : i + size]
+        for doc, spans in zip(batch, deid.detect(batch), strict=True):
+            predicted[doc.id] = sorted(spans, key=lambda s: (s.start, s.end, s.category.value))
+    windows = timed.inner.windows_scored + timed.inner.windows_skipped
+    return {
+        "predicted": predicted,
+        "windows": windows,
+        "skipped": timed.inner.windows_skipped,
+        "ms": 1000 * timed.seconds / max(1, len(docs)),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--data", type=Path, default=default_data())
+    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "gate")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many documents per set")
+    args = parser.parse_args(argv)
+
+    config = Config.load()
+    deid = Deidentifier(config)
+    index = next(i for i, d in enumerate(deid.detectors) if isinstance(d, TransformerDetector))
+    timed = TimedDetector(deid.detectors[index])  # type: ignore[arg-type]
+    deid.detectors[index] = timed  # type: ignore[call-overload]
+
+    header = "| set | docs | token R off | token R on | token P off | token P on | docs changed | windows skipped | model ms/report off | on |"
+    rows = [header, "|" + "---|" * 10]
+    for name in args.sets:
+        gold = load_gold(set_path(name, args.data, args.work))
+        docs = strip_gold(gold.documents)
+        if args.limit:
+            docs = docs[: args.limit]
+        run(deid, timed, docs[:8], gate=False)  # warm-up
+        off = run(deid, timed, docs, gate=False)
+        on = run(deid, timed, docs, gate=True)
+        changed = sum(off["predicted"][d.id] != on["predicted"][d.id] for d in docs)
+        cells = [name, str(len(docs))]
+        if name != "openi":
+            ids = {d.id for d in docs}
+            golds = [d for d in gold.documents if d.id in ids]
+            scores = []
+            for result in (off, on):
+                counts = evaluate_documents(golds, result["predicted"], ignored=gold.ignored).total("token", PHI)
+                scores.append(counts)
+            cells += [f"{scores[0].recall:.4f}", f"{scores[1].recall:.4f}"]
+            cells += [f"{scores[0].precision:.4f}", f"{scores[1].precision:.4f}"]
+        else:
+            cells += ["-", "-", "-", "-"]
+        skipped = on["skipped"] / max(1, on["windows"])
+        cells += [
+            str(changed),
+            f"{on['skipped']}/{on['windows']} ({skipped:.0%})",
+            f"{off['ms']:.1f}",
+            f"{on['ms']:.1f}",
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+        print(rows[-1], file=sys.stderr, flush=True)
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
