@@ -4,14 +4,17 @@ Radiology prose is mostly findings with no PHI, and the model is most of the cos
 gate looks for cheap signals of PHI in the text of each window and lets the model skip a window
 with none; the skipped window's tokens are predicted `O`. A window is kept when its text has:
 
-- a digit (dates, IDs, phones, ages, times, addresses), except a list marker such as `1.`;
+- a digit (dates, IDs, phones, ages, times, addresses), except a list marker such as `1.` and
+  measurements, view counts and spine levels (`5 mm`, `2.1 x 3 cm`, `2 views`, `T11`, `L4-L5`);
 - `@` or `#`, or `http`/`www` (e-mail, URLs, numbers written `#123`);
 - a capitalised word that does not start a sentence, line, list item or labelled field and is
   not a common report word (`COMMON_CAPITALISED`: headings, views, acronyms, function words in
-  all-caps headings); names, places, hospitals and vendors are capitalised;
+  all-caps headings, single letters); names, places, hospitals and vendors are capitalised;
+- a first name (Faker's lists over all locales, less `COMMON_NAME_WORDS`) or one-word bundled place
+  name in lower case or at a sentence start (`nora`, `Nora is...`, `from switzerland`);
 - a title (`Dr`, `Mr`, `Ms`...) or a field cue followed by a colon or `by` (`Name:`, `Patient:`,
-  `Signed by`, `Dictated by`, `Referring physician:`), in any case;
-- a run of `X` (a redaction placeholder such as `XXXX`) is not a signal.
+  `Signed by`, `Dictated by`, `Referring physician:`, `name is`, `call me`), in any case;
+- a word with `XXX` in it (a redaction placeholder: `XXXX`, `XXXX-year-old`) is not a signal.
 
 The signals are found once per document with a few regular expressions; a window is kept when a
 signal overlaps its characters. Tokens of a kept window are scored exactly as without the gate, and
@@ -24,8 +27,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from radeid.detect.chunking import Window
+from radeid.surrogate.keyed import fold_name
+from radeid.surrogate.name_pools import world_genders
+from radeid.wordlists import bundled_data_path, iter_word_list
 
 __all__ = ["COMMON_CAPITALISED", "gate_windows", "signal_spans"]
 
@@ -42,16 +49,33 @@ COMMON_CAPITALISED = frozenset(
     SVC IVC IJ IV PICC ICD AICD CABG COPD CHF PPD TB SOB MVA ORIF ICU ED ER ET NG OG ECG EKG
     CXR KUB DVT PE BCG ESR HU CM MM
     """.split()
+) | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+#: Words of the first-name table that are common words in reports (never signals in lower case or
+#: at a sentence start; capitalised mid-sentence they still are).
+COMMON_NAME_WORDS = frozenset(
+    """
+    age ala all alma an and anna are art bone brain can carina case colon early else even ever
+    faith gay general grace hope ivy joy less line long male mark may middle miss over per prior
+    rose side star true unity will
+    """.split()
 )
 
 # Words that begin a sentence, line, list item or field are capitalised anyway.
 _OPENERS = " \t\"'([“‘"
 _SENTENCE_END = ".!?:;"
 _LIST_ITEM = re.compile(r"\s*(?:\(?\d{1,2}[.)]|[-*•])")
-_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*")
-_PLACEHOLDER = re.compile(r"X+(?:[-'’]\w*)?", re.IGNORECASE)
+_CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
+_PLACEHOLDER = re.compile(r"[\w'’-]*XXX[\w'’-]*")
+# Numbers that are measurements, view counts or spine levels, never PHI: "5 mm", "2.1 x 3 cm",
+# "2 views", "2V", "T11", "L4-L5". Ages, durations and times are not listed (they can be PHI).
+_BENIGN_NUMBER = re.compile(
+    r"(?i:\b\d+(?:\.\d+)?(?:\s*(?:x|by)\s*\d+(?:\.\d+)?)*\s*(?:mm|cm|views?|v|images?|films?)\b)"
+    r"|\b[TLCS]\d{1,2}(?:-[TLCS]?\d{1,2})?\b"
+)
 _LIST_MARKER = re.compile(r"(?:^|(?<=[.!?:;]\s)|(?<=[.!?:;]\s\s))\s*\(?\d{1,2}[.)](?=\s)(?!\d)", re.MULTILINE)
 _DIGIT = re.compile(r"\d+")
+_WORD = re.compile(r"[^\W\d_]{3,}")
 _SYMBOL_OR_CUE = re.compile(
     r"[@#]|(?i:\b(?:https?|www)\b)"
     r"|\b(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Sr|Jr)\b"
@@ -59,6 +83,7 @@ _SYMBOL_OR_CUE = re.compile(
     r"|radiologist|transcribed|transcriptionist|accession|ordered|ordering|provider|doctor|address"
     r"|phone|tel|fax|e-?mail|hospital|clinic|facility|location|read|reviewed|approved|verified|cc)\b"
     r"(?:\s*:|\s+by\b))"
+    r"|(?i:\b(?:name\s+is|call(?:s|ed)?\s+me)\b)"
 )
 
 
@@ -66,13 +91,22 @@ def signal_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of the gate's signals in `text`, sorted by start."""
     spans: list[tuple[int, int]] = []
     markers = {m.end() for m in _LIST_MARKER.finditer(text)}
+    benign = {i for m in _BENIGN_NUMBER.finditer(text) for i in range(*m.span())}
     for m in _DIGIT.finditer(text):
         # a list marker "1." is not a signal; the digits end where the marker's "." starts
-        if m.end() + 1 not in markers:
+        if m.end() + 1 not in markers and m.start() not in benign:
             spans.append(m.span())
     spans.extend(m.span() for m in _SYMBOL_OR_CUE.finditer(text))
+    names = name_words()
+    for m in _WORD.finditer(text):
+        # a first name or place in lower case or at a sentence start ("nora", "Nora is reliable")
+        word = m.group()
+        if (word.islower() or word.istitle()) and fold_name(word) in names:
+            spans.append(m.span())
     for m in _CAPITALISED.finditer(text):
         word = m.group()
+        if not word[0].isupper():
+            continue
         if word.upper() in COMMON_CAPITALISED or _PLACEHOLDER.fullmatch(word):
             continue
         if _initial(text, m.start()):
@@ -82,13 +116,27 @@ def signal_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+@lru_cache(maxsize=1)
+def name_words() -> frozenset[str]:
+    """Folded first names (Faker's lists over all locales) and one-word bundled place names."""
+    places = {
+        fold_name(term.lstrip("="))
+        for term, _ in iter_word_list(bundled_data_path("lexicons", "places.txt"))
+        if " " not in term
+    }
+    return frozenset((set(world_genders()) | places) - COMMON_NAME_WORDS)
+
+
 def _initial(text: str, start: int) -> bool:
     """Whether the word at `start` begins a sentence, line, list item or labelled field."""
     i = start
     while i > 0 and text[i - 1] in _OPENERS:
         i -= 1
-    if i == 0 or text[i - 1] in "\n\r" or text[i - 1] in _SENTENCE_END:
+    if i == 0 or text[i - 1] in "\n\r":
         return True
+    if text[i - 1] in _SENTENCE_END:
+        # "K. Oddgeirsdottir": a period after an initial does not end a sentence
+        return not (text[i - 1] == "." and i >= 2 and text[i - 2].isupper() and (i < 3 or not text[i - 3].isalnum()))
     line_start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
     return i - line_start <= 6 and _LIST_ITEM.fullmatch(text, line_start, i) is not None
 
