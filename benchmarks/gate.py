@@ -5,15 +5,16 @@ transformer detector's gate off and on, and prints token precision/recall (binar
 documents whose spans changed, the fraction of model windows skipped and the model's time per
 report (the transformer detector's own `detect`, tokenization to spans; the rest of the pipeline
 is the same both ways). Open-i reports (`openi_iu_reports.dev.jsonl`, real chest X-ray reports,
-already de-identified and unlabelled) are timed only.
+already de-identified and unlabelled) and the mtsamples subset (unannotated) are timed only.
 
     python benchmarks/gate.py                          # all sets below
     python benchmarks/gate.py --sets heldout examples  # a subset
     python benchmarks/gate.py --limit 50               # quick run
 
 Sets: `heldout` (300 synthetic reports, `radeid synth -n 300 --seed 2 --start 500000`, made into
-`--work` once), `examples` (the bundled BRAT examples), `presidio` (presidio_synth.dev.jsonl) and
-`openi` (timing only), from `--data` (default ../shared/data next to the repository).
+`--work` once), `examples` (the bundled BRAT examples), `presidio` (presidio_synth.dev.jsonl),
+`meddocan` (meddocan.dev.jsonl, Spanish), `openi` and `mtsamples` (timing only), from `--data`
+(default: the nearest `shared/data` beside the repository).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
 from radeid.evaluate.results import PHI  # noqa: E402
 from radeid.pipeline import Deidentifier  # noqa: E402
 
-SETS = ("heldout", "examples", "presidio", "openi")
+SETS = ("heldout", "examples", "presidio", "meddocan", "openi", "mtsamples")
+UNLABELLED = ("openi", "mtsamples")
 
 
 class TimedDetector:
@@ -92,6 +94,10 @@ def set_path(name: str, data: Path, work: Path) -> Path:
         return ROOT / "examples"
     if name == "presidio":
         return data / "presidio_synth.dev.jsonl"
+    if name == "meddocan":
+        return data / "meddocan.dev.jsonl"
+    if name == "mtsamples":
+        return data / "mtsamples_subset.jsonl"
     return data / "openi_iu_reports.dev.jsonl"
 
 
@@ -141,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         on = run(deid, timed, docs, gate=True)
         changed = sum(off["predicted"][d.id] != on["predicted"][d.id] for d in docs)
         cells = [name, str(len(docs))]
-        if name != "openi":
+        if name not in UNLABELLED:
             ids = {d.id for d in docs}
             golds = [d for d in gold.documents if d.id in ids]
             scores = []
