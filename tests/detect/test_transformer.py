@@ -188,9 +188,15 @@ def test_pipeline_builds_the_transformer_detector_from_config() -> None:
         overrides={
             "pipeline": {"detectors": ["rules", "transformer"]},
             "detectors": {
-                "transformer": {"model": str(cached_model("marker-onnx")), "threshold": 0.6, "max_length": 128}
+                "transformer": {
+                    "model": str(cached_model("marker-onnx")),
+                    "threshold": 0.6,
+                    "max_length": 128,
+                    "gate": False,
+                }
             },
             # the marker model tags a common word ("zebra"), which the default form checks would drop
+            # and the gate would not send to the model (no sign of PHI in "Patient zebra was seen.")
             "resolver": {"form_check_sources": []},
             "replace": {"mode": "tag"},
         }
@@ -241,9 +247,10 @@ def test_cli_model_option_adds_the_transformer_detector(tmp_path: Path) -> None:
     model = str(cached_model("marker-onnx"))
     runner = CliRunner()
     out = tmp_path / "out.jsonl"
-    # the marker model tags a common word ("zebra"), which the default form checks would drop
+    # the marker model tags a common word ("zebra"), which the default form checks would drop and
+    # the gate would not send to the model
     config = tmp_path / "no_forms.toml"
-    config.write_text("[resolver]\nform_check_sources = []\n", encoding="utf-8")
+    config.write_text("[resolver]\nform_check_sources = []\n[detectors.transformer]\ngate = false\n", encoding="utf-8")
     args = ["deid", str(source), "-o", str(out), "--mode", "tag", "-w", "1", "--model", model, "-q"]
     run = runner.invoke(app, [*args, "--config", str(config)])
     assert run.exit_code == 0, run.output
