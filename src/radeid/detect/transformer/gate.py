@@ -19,7 +19,9 @@ with none; the skipped window's tokens are predicted `O`. A window is kept when 
 The signals are found once per document with a few regular expressions; a window is kept when a
 signal overlaps its characters. Tokens of a kept window are scored exactly as without the gate, and
 a token that a kept window scores best keeps that score, so the gate can only remove spans that
-lie wholly in windows with no signal. The recall cost is measured by `benchmarks/gate.py`.
+lie wholly in windows with no signal (int8 exports score one window per call, so their scores are
+bit-identical; a batched fp32 or PyTorch scorer sees other batch compositions, as it does with any
+change of batch). The recall cost is measured by `benchmarks/gate.py`.
 """
 
 from __future__ import annotations
