@@ -125,7 +125,7 @@ class TransformerConfig:
     stride: int = 128
     threads: int = 0
     check_forms: bool = True
-    gate: bool = False
+    gate: bool = True
 
 
 
