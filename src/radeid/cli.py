@@ -41,6 +41,7 @@ from radeid.keys import KEY_FILE_NAME, generate_key_file, key_dir_for, load_key,
 from radeid.model.commands import register as register_model
 from radeid.parallel import default_workers, deidentify_path_parallel
 from radeid.pipeline import Deidentifier
+from radeid.replace import KEYED_MODES
 from radeid.review_command import register as register_review
 from radeid.server_command import register as register_server
 from radeid.spark_command import register as register_spark
@@ -92,11 +93,6 @@ def _read_options(config: Config) -> ReadOptions:
 
 def _format(name: str) -> InputFormat | None:
     return InputFormat(name) if name else None
-
-
-def _total(input_path: Path, fmt: InputFormat | None) -> int | None:
-    """The number of records when it is cheap to know (for a progress bar with an ETA)."""
-    return estimate_total(input_path, fmt)
 
 
 @app.command()
@@ -231,17 +227,21 @@ def run_deid(
     )
     try:
         workers = workers or default_workers()
-        needs_key = cfg.replace.mode == "surrogate" or vault_path is not None or io.pseudonymize_ids
+        needs_key = cfg.replace.mode in KEYED_MODES or vault_path is not None or io.pseudonymize_ids
+        found = load_key(key_file) if needs_key else None
+        if workers > 1 or (needs_key and found is None):
+            # Fail fast on a bad config (lists, rules, model) here, with a clear error: before a
+            # key is generated, and rather than in every worker. The replacer needs no key yet.
+            Deidentifier(cfg)
         key = None
-        if needs_key:  # a generated key is written only now, after every path was checked
-            key_dir = key_dir_for(output, input_path) if key_file is None else output.parent
-            if load_key(key_file) is None:
-                PipelineSpec(cfg.with_section("replace", mode="tag")).build()  # a bad config fails before a key
-            key, message = resolve_key(key_file, key_dir, vault=vault_path is not None)
+        if needs_key:  # a generated key is written only now, after every path and the config were checked
+            key, message = (
+                found
+                if found is not None
+                else resolve_key(None, key_dir_for(output, input_path), vault=vault_path is not None)
+            )
             note(message)
         spec = PipelineSpec(cfg, key)
-        if workers > 1:
-            spec.build()  # fail fast here, with a clear error, rather than in every worker
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     fmt = _format(io.format)
@@ -264,7 +264,7 @@ def run_deid(
         quiet,
         "de-identifying",
         output,
-        total=_total(input_path, fmt),
+        total=estimate_total(input_path, fmt),
     )
     report(summary, quiet, "de-identified")
     stats = summary.replacer_stats
@@ -323,7 +323,7 @@ def detect(
         ),
         quiet,
         "detecting",
-        total=_total(input_path, fmt),
+        total=estimate_total(input_path, fmt),
     )
     report(summary, quiet, "detected")
 

@@ -97,11 +97,6 @@ class Config:
     def transformer(self) -> TransformerConfig:
         return self.detectors["transformer"]  # type: ignore[no-any-return]
 
-    @property
-    def mask(self) -> ReplaceConfig:
-        """The mask modes' options (the `[replace]` section)."""
-        return self.replace
-
     def with_section(self, name: str, **changes: Any) -> Config:
         """This config with some keys of one section changed (`"detectors.transformer"` for a detector)."""
         if name.startswith("detectors."):
@@ -209,9 +204,7 @@ def _reject_unknown(data: Mapping[str, Any], known: set[str], where: str) -> Non
     unknown = sorted(set(data) - known)
     if unknown:
         prefix = f"[{where}] " if where else ""
-        raise ConfigError(
-            f"{prefix}unknown config key(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-        )
+        raise ConfigError(f"{prefix}unknown config key(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
 
 
 def _section(kind: type, data: Mapping[str, Any], where: str) -> Any:

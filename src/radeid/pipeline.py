@@ -18,6 +18,7 @@ from radeid.resolve import Resolver
 
 __all__ = ["Deidentifier", "build_detector"]
 
+
 class Deidentifier:
     """Detect PHI in batches of documents and replace it.
 
@@ -62,9 +63,7 @@ class Deidentifier:
         return [self.resolver.resolve(doc.text, spans) for doc, spans in zip(docs, proposals, strict=True)]
 
     def deidentify(self, docs: Sequence[Document]) -> list[Result]:
-        return [
-            self.replacer.replace(doc, spans) for doc, spans in zip(docs, self.detect(docs), strict=True)
-        ]
+        return [self.replacer.replace(doc, spans) for doc, spans in zip(docs, self.detect(docs), strict=True)]
 
     def deidentify_text(self, text: str, doc_id: str = "text", patient_id: str | None = None) -> Result:
         """Convenience for one string (the Python API's simplest entry point)."""

@@ -49,7 +49,7 @@ def build_replacer(config: Config, key: bytes | None) -> Replacer:
     if mode in KEYED_MODES and not key:
         raise ConfigError(
             f"{mode} mode needs a key: pass key= (or --key-file / $RADEID_KEY), or choose a mask mode "
-            "([replace] mode = \"tag\")"
+            '([replace] mode = "tag")'
         )
     return REPLACERS.get(mode)(config, key)
 

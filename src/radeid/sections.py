@@ -128,8 +128,6 @@ class TransformerConfig:
     gate: bool = True
 
 
-
-
 @dataclass(frozen=True)
 class SurrogateOptions:
     """How surrogates are made. The defaults are what `radeid deid` uses.

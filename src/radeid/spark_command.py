@@ -9,13 +9,14 @@ from typing import Annotated
 import typer
 
 from radeid.config import ConfigError
+from radeid.replace import KEYED_MODES
 from radeid.spark import (
     SparkDocumentError,
     SparkInputError,
     _spark_session,
     spark_deidentify_files,
 )
-from radeid.spec import MODES, SURROGATE, PipelineSpec
+from radeid.spec import MODES, PipelineSpec
 
 __all__ = ["register"]
 
@@ -104,8 +105,9 @@ def register(app: typer.Typer) -> None:
             cfg = load_job_config(config, overlay)
             io = cfg.io
             audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
-            found = load_key(io.key_file or None) if cfg.replace.mode == SURROGATE else None
-            if cfg.replace.mode == SURROGATE and found is None:  # never a generated key: a cluster's files
+            keyed = cfg.replace.mode in KEYED_MODES
+            found = load_key(io.key_file or None) if keyed else None
+            if keyed and found is None:  # never a generated key: a cluster's files
                 raise ConfigError(
                     f"surrogate mode on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)"
                 )
