@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from radeid import metakeys as mk
 from radeid.document import Document, Span
 from radeid.surrogate import SurrogateOptions, SurrogateReplacer
 
@@ -60,9 +61,9 @@ def augment_document(doc: Document, replacer: SurrogateReplacer, copy: int, stat
         spans.append(rep.span.with_(start=start, end=end, source=AUGMENT_SOURCE))
     stats["spans"] += len(spans)
     stats["changed"] += sum(rep.new_text != doc.text[rep.span.start : rep.span.end] for rep in result.replacements)
-    metadata = {k: v for k, v in doc.metadata.items() if k in ("kind", "columns")}
-    metadata["source"] = AUGMENT_SOURCE
-    metadata["augmented_from"] = doc.id
+    metadata = {k: v for k, v in doc.metadata.items() if k in (mk.KIND, mk.COLUMNS)}
+    metadata[mk.SOURCE] = AUGMENT_SOURCE
+    metadata[mk.AUGMENTED_FROM] = doc.id
     return Document(
         id=f"{doc.id}~aug{copy}",
         text=result.text,

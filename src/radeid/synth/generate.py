@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from radeid import metakeys as mk
 from radeid.document import Document
 from radeid.synth import extras as xs
 from radeid.synth.builder import SYNTH_SOURCE, DocBuilder, wrap_lines
@@ -114,7 +115,7 @@ def generate_one(
         id=doc_id,
         text=text,
         patient_id=f"{doc_id}-p",
-        metadata={"kind": kind, "source": SYNTH_SOURCE, "negatives": tuple(b.negatives), "upper": ctx.upper},
+        metadata={mk.KIND: kind, mk.SOURCE: SYNTH_SOURCE, mk.NEGATIVES: tuple(b.negatives), mk.UPPER: ctx.upper},
         spans=spans,
     )
 

@@ -15,12 +15,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from radeid import metakeys as mk
 from radeid.document import Document
 from radeid.io import ReadIssue, ReadOptions, read_documents
 
 __all__ = ["GoldDataError", "gold_record", "read_gold", "write_gold_jsonl"]
 
-_KEPT = ("kind", "source")
+_KEPT = (mk.KIND, mk.SOURCE)
 
 
 class GoldDataError(ValueError):
@@ -37,13 +38,13 @@ def gold_record(doc: Document, source: str | None = None) -> dict[str, Any]:
         spans.append(
             {"start": span.start, "end": span.end, "label": span.label, "category": span.category.value, "text": piece}
         )
-    columns = doc.metadata.get("columns") or {}
+    columns = doc.metadata.get(mk.COLUMNS) or {}
     return {
         "id": doc.id,
         "text": doc.text,
         "spans": spans,
-        "source": source or doc.metadata.get("source") or columns.get("source") or "radeid-synth",
-        "kind": doc.metadata.get("kind") or columns.get("kind"),
+        "source": source or doc.metadata.get(mk.SOURCE) or columns.get(mk.SOURCE) or "radeid-synth",
+        "kind": doc.metadata.get(mk.KIND) or columns.get(mk.KIND),
         "patient_id": doc.patient_id,
     }
 
@@ -87,7 +88,7 @@ def read_gold(path: str | os.PathLike[str], fmt: str | None = None, label_map: s
         previous = None
         for span in item.spans:
             if previous is not None and span.start < previous.end:
-                where = f"{path}, line {item.metadata.get('line')}" if item.metadata.get("line") else str(path)
+                where = f"{path}, line {item.metadata.get(mk.LINE)}" if item.metadata.get(mk.LINE) else str(path)
                 raise GoldDataError(
                     f"{where} (document {item.id!r}): spans [{previous.start}, {previous.end}) and "
                     f"[{span.start}, {span.end}) overlap"
