@@ -46,7 +46,11 @@ DEFAULT_HOSPITAL_WORDS = (
     "university", "college", "radiology", "imaging", "sanatorium", "hospice",
 )  # fmt: skip
 
-_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?![a-z])", re.IGNORECASE)
+_MONTH = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b",
+    re.IGNORECASE,
+)
 
 
 def date_like(text: str) -> bool:
