@@ -138,3 +138,16 @@ def test_the_real_package(tmp_path: Path) -> None:
     text = "Pt called from 617-555-1234 on 3/4/2019."
     [spans] = detector.detect([Document("d", text)])
     assert any(text[s.start : s.end] == "617-555-1234" for s in spans)
+
+
+def test_named_in_the_pipeline_it_runs_beside_the_rules(fake: dict[str, str]) -> None:
+    from radeid.pipeline import Deidentifier
+
+    config = Config.from_dict(
+        {"pipeline": {"detectors": ["rules", "physionet_deid"]}, "detectors": {"physionet_deid": fake}}
+    )
+    deid = Deidentifier(config)
+    assert [d.name for d in deid.detectors] == ["rules", "physionet_deid"]
+    text = "Seen by Dr. Adams at Mercy."
+    [spans] = deid.detect([Document("d", text)])
+    assert {(text[s.start : s.end], s.category) for s in spans} >= {("Mercy", Category.HOSPITAL)}
