@@ -11,7 +11,8 @@ placeholders left by the source's own de-identification.
 
 Other systems are scored with exactly the same tokens and counts, side by side with radeid:
 
-    python benchmarks/accuracy.py --presidio            # runs benchmarks/presidio_baseline.py in .venv-presidio
+    python benchmarks/accuracy.py --presidio            # benchmarks/presidio_baseline.py in .venv-presidio,
+                                                        # or here if radeid[presidio] is installed
     python benchmarks/accuracy.py --predictions-from NAME=DIR_OR_FILE
 
 `--predictions-from` takes spans JSONL (`{"id", "spans": [{"start", "end", "category", ...}]}`, what
@@ -25,6 +26,7 @@ document id of the set has a line. The Presidio environment is set up once with
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -264,13 +266,16 @@ def main() -> None:
     if args.presidio:
         if "presidio" in sources:
             parser.error("--presidio and --predictions-from presidio=... both name 'presidio'")
-        if not args.presidio_python.exists():
+        python = args.presidio_python
+        if not python.exists() and importlib.util.find_spec("presidio_analyzer") is not None:
+            python = Path(sys.executable)  # radeid[presidio] is installed here: no separate environment needed
+        if not python.exists():
             print(f"note: {args.presidio_python} not found; Presidio baseline skipped", file=sys.stderr)
         else:
             if args.presidio_out is None:
                 scratch = tempfile.TemporaryDirectory(prefix="radeid-presidio-")
             out_dir = args.presidio_out or Path(scratch.name)
-            run_presidio(sets, out_dir, args.presidio_python)
+            run_presidio(sets, out_dir, python)
             sources["presidio"] = out_dir
     baselines: dict[str, dict[str, dict]] = {}
     for system, source in sources.items():

@@ -39,6 +39,11 @@ DETECTORS: Registry[DetectorFactory] = Registry("detector", "pipeline.detectors"
 DETECTORS.register_lazy("rules", "radeid.detect.base:_rules")
 DETECTORS.register_lazy("lexicon", "radeid.detect.base:_lexicon")
 DETECTORS.register_lazy("transformer", "radeid.detect.base:_transformer")
+# Other public de-identifiers (optional extras; see radeid.detect.adapters).
+DETECTORS.register_lazy("presidio", "radeid.detect.adapters.presidio:from_config")
+DETECTORS.register_lazy("philter", "radeid.detect.adapters.philter:from_config")
+DETECTORS.register_lazy("physionet_deid", "radeid.detect.adapters.physionet_deid:from_config")
+DETECTORS.register_lazy("spacy_ner", "radeid.detect.adapters.spacy_ner:from_config")
 
 
 def build_detector(name: str, config: Config) -> Detector:
