@@ -16,7 +16,16 @@ from importlib import import_module
 from radeid.surrogate.keyed import Keyed, ascii_initial, fold_name
 from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
 
-__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools", "ending_gender", "place_words", "world_genders"]
+__all__ = [
+    "LETTERS",
+    "NamePools",
+    "ending_gender",
+    "length_pools",
+    "letter_map",
+    "name_pools",
+    "place_words",
+    "world_genders",
+]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -168,6 +177,46 @@ def name_pools(locale: str = "en_US") -> NamePools:
         gender=gender,
         world=world_genders(),
     )
+
+
+#: Latin-script Faker locales whose plain-ASCII names widen the by-length pools of
+#: `--length-preserving`: a 10-letter surname or a 3-letter first name of a given initial is often
+#: missing from one locale's lists, and a same-length name from a neighbouring locale reads truer
+#: than a padded or cut one.
+LENGTH_LOCALES = ("en_GB", "en_IE", "en_NZ", "en_IN", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL",
+                  "sv_SE", "da_DK", "fi_FI")  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def length_pools(locale: str = "en_US") -> Mapping[tuple[str, str, int], tuple[str, ...]]:
+    """Names by (pool id, initial, length) and by (pool id, "", length) for `--length-preserving`:
+    the locale's own pools plus the plain-ASCII names of `LENGTH_LOCALES`. A borrowed first name
+    joins the F or M pool only when its locale's list and the gender tables agree on its gender;
+    a borrowed surname is never a place. Built on first need (about 0.2 s), then cached."""
+    own = name_pools(locale)
+    pools: dict[str, set[str]] = {pid: set(own.pool(pid)) for pid in ("F", "M", "U", "L")}
+    places = place_words()
+    for loc in LENGTH_LOCALES:
+        provider = _person_provider(loc)
+        if provider is None:
+            continue
+        for attr, label in (("first_names_female", "F"), ("first_names_male", "M"), ("last_names", "L")):
+            for raw in getattr(provider, attr, ()):
+                name = str(raw)
+                if not (name.isascii() and name.isalpha() and name[:1].isupper() and len(name) > 1):
+                    continue
+                norm = fold_name(name)
+                if label == "L":
+                    if norm not in places:
+                        pools["L"].add(name)
+                elif own.gender_of(norm) == label:
+                    pools[label].add(name)
+    index: dict[tuple[str, str, int], list[str]] = {}
+    for pid, names in pools.items():
+        for name in sorted(names):
+            index.setdefault((pid, ascii_initial(name), len(name)), []).append(name)
+            index.setdefault((pid, "", len(name)), []).append(name)
+    return {k: tuple(v) for k, v in index.items()}
 
 
 def letter_map(keyed: Keyed, scope: str, pools: NamePools) -> dict[str, str]:

@@ -32,7 +32,7 @@ from radeid.surrogate.name_parse import (
     settle_roles,
     title_before,
 )
-from radeid.surrogate.name_pools import LETTERS, NamePools, letter_map, name_pools
+from radeid.surrogate.name_pools import LETTERS, NamePools, length_pools, letter_map, name_pools
 
 __all__ = [
     "LETTERS",
@@ -41,6 +41,7 @@ __all__ = [
     "NamePools",
     "NameWord",
     "choose_part",
+    "length_pools",
     "letter_map",
     "name_pools",
     "parse_name",
@@ -76,16 +77,24 @@ def choose_part(
     stream: KeyStream,
     excluded: set[str],
     taken: set[str],
+    by_length: Mapping[tuple[str, str, int], tuple[str, ...]] | None = None,
 ) -> str:
-    """A fake name part from pool `pool_id` starting with `letter` (same length if asked)."""
+    """A fake name part from pool `pool_id` starting with `letter`.
+
+    With a `length` (`--length-preserving`) the part has that length whenever any pool has one:
+    the locale's names with the initial, then `by_length` (more Latin-script locales) with the
+    initial, then any initial (the initial agreement with "J. Smith" gives way to the length),
+    and only then a name of another length, which the engine pads or cuts as a last resort."""
     options: list[tuple[str, ...]] = []
     ids = [pool_id]
     if pool_id == "U":
         ids.append("FM"[stream.below(2)])  # no ambiguous name with that initial: keep the initial
-    for pid in ids:
-        if length:
-            options.append(pools.by_letter_len.get((pid, letter, length), ()))
-        options.append(pools.by_letter.get((pid, letter), ()))
+    if length:
+        wide = by_length or {}
+        options += [pools.by_letter_len.get((pid, letter, length), ()) for pid in ids]
+        options += [wide.get((pid, letter, length), ()) for pid in ids]
+        options += [wide.get((pid, "", length), ()) for pid in ids]
+    options += [pools.by_letter.get((pid, letter), ()) for pid in ids]
     options.append(pools.pool(pool_id))
     for pool in options:
         found = _probe(pool, stream, excluded, taken)
@@ -109,6 +118,7 @@ def plan_parts(
     scope: str,
     letters: Mapping[str, str],
     excluded: set[str],
+    by_length: Mapping[tuple[str, str, int], tuple[str, ...]] | None = None,
 ) -> dict[tuple[str, str, str], str]:
     """Assign every distinct part of the document a fake, with no two parts sharing one.
 
@@ -127,7 +137,7 @@ def plan_parts(
             target = fallback[keyed.stream(scope, "initial-other", norm[:1]).below(len(fallback))]
         stream = keyed.stream(scope, "name", role, gender, norm)
         pool_id = "L" if role == "surname" else gender
-        fake = choose_part(pools, pool_id, target or "", length, stream, excluded, taken | {norm})
+        fake = choose_part(pools, pool_id, target or "", length, stream, excluded, taken | {norm}, by_length)
         taken.add(fold_name(fake))
         result[key] = fake
     return result
