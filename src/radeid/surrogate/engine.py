@@ -40,9 +40,9 @@ from radeid.surrogate.names import (
     NameMention,
     length_pools,
     letter_map,
+    mention_requests,
     name_pools,
     parse_name,
-    part_request,
     plan_parts,
     render_mention,
     settle_genders,
@@ -259,7 +259,7 @@ class SurrogateReplacer:
         settle_genders(mentions, pools, ctx.keyed, ctx.scope, text, [spans[i] for i in indexes])
         lp = self.options.length_preserving
         excluded = {w.norm for m in mentions for w in m.words if len(w.norm) > 1}
-        requests = [part_request(w, m.gender, lp) for m in mentions for w in m.words if w.role in ("given", "surname")]
+        requests = [r for m in mentions for r in mention_requests(m, lp)]
         email_keys: dict[str, tuple[str, str, str]] = {}
         for i in emails:
             local = ctx.memory.originals[i].rpartition("@")[0]

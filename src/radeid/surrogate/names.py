@@ -45,6 +45,7 @@ __all__ = [
     "letter_map",
     "name_pools",
     "parse_name",
+    "mention_requests",
     "part_request",
     "plan_parts",
     "render_mention",
@@ -103,6 +104,10 @@ def choose_part(
     return stream.choice(pools.pool(pool_id))
 
 
+#: (role, gender, norm, initial, length): one name part to map (length 0: any length)
+PartRequest = tuple[str, str, str, str, int]
+
+
 @dataclass
 class NamePlan:
     """The document's part mapping: (role, gender, norm) -> fake part."""
@@ -112,7 +117,7 @@ class NamePlan:
 
 
 def plan_parts(
-    requests: Iterable[tuple[str, str, str, str, int]],
+    requests: Iterable[PartRequest],
     pools: NamePools,
     keyed: Keyed,
     scope: str,
@@ -123,12 +128,14 @@ def plan_parts(
     """Assign every distinct part of the document a fake, with no two parts sharing one.
 
     Requests are (role, gender, norm, letter, length). They are settled in sorted order, so
-    collisions resolve the same way whatever order the mentions came in.
+    collisions resolve the same way whatever order the mentions came in. A part asked for with
+    two lengths (`--length-preserving`: "Berg" alone and "van der Berg") takes the shorter, so
+    the longer mention is padded rather than the shorter one cut.
     """
     result: dict[tuple[str, str, str], str] = {}
     taken: set[str] = set()
     fallback = tuple(pools.rich) or tuple(LETTERS)
-    for role, gender, norm, letter, length in sorted(set(requests), key=lambda r: (*r[:4], -r[4])):
+    for role, gender, norm, letter, length in sorted(set(requests)):  # the shortest length wins
         key = (role, gender, norm)
         if key in result:
             continue
@@ -143,14 +150,33 @@ def plan_parts(
     return result
 
 
-def part_request(word: NameWord, gender: str, length_preserving: bool) -> tuple[str, str, str, str, int]:
+def part_request(word: NameWord, gender: str, length_preserving: bool, start: int | None = None) -> PartRequest:
+    """What `plan_parts` needs of a name word. With `--length-preserving` the fake has the word's
+    length, or, for a surname after particles ("van der Berg"), the length from `start` (the
+    first particle): the particles are dropped with their spaces, the fake fills their room."""
+    begin = word.start if start is None else start
     return (
         word.role,
         gender if word.role == "given" else "",
         word.norm,
         word.letter,
-        (word.end - word.start) if length_preserving else 0,
+        (word.end - begin) if length_preserving else 0,
     )
+
+
+def mention_requests(mention: NameMention, length_preserving: bool) -> list[PartRequest]:
+    """The part requests of a mention's given names and surnames (see `part_request`)."""
+    out: list[PartRequest] = []
+    particle: int | None = None
+    for w in mention.words:
+        if w.role == "particle":
+            particle = w.start if particle is None else particle
+            continue
+        if w.role in ("given", "surname"):
+            start = particle if w.role == "surname" else None
+            out.append(part_request(w, mention.gender, length_preserving, start))
+        particle = None
+    return out
 
 
 def render_mention(

@@ -172,6 +172,8 @@ class _Facility:
     tail: tuple[str, ...] = ()  # ", Dallas, TX" after the facility name: kept as places, in order
 
 
+CITY_SUFFIXES = ("town", "ton", "land", "ville", "berg", "burgh", "borough", "bury", "view", "port", "mouth",
+                  "stad", "furt", "chester", "fort", "haven", "side", "shire")  # Faker en_US's  # fmt: skip
 _COMMA = re.compile(r"(\s*,\s*)")
 _SLOT = re.compile(r"\{(\w+)\}")
 
@@ -296,6 +298,46 @@ class LocationGenerator:
     def __init__(self, locale: str) -> None:
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
+        self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+
+    def _pool(self, pool_name: str) -> tuple[str, ...]:
+        pool: tuple[str, ...] = getattr(self.names if pool_name == "surnames" else self.pools, pool_name)
+        return pool
+
+    def _of_length(self, pool_name: str, length: int) -> tuple[str, ...]:
+        index = self._by_len.get(pool_name)
+        if index is None:
+            grouped: dict[int, list[str]] = {}
+            for w in self._pool(pool_name):
+                grouped.setdefault(len(w), []).append(w)
+            index = self._by_len[pool_name] = {k: tuple(v) for k, v in grouped.items()}
+        return index.get(length, ())
+
+    def _choose(self, pool_name: str, seg: str, stream: KeyStream, aim: bool) -> str:
+        """A word of pool `pool_name`; when `aim` (`--length-preserving` redraws) one of `seg`'s
+        length if the pool has one, so the address keeps its length and all its parts."""
+        if aim:
+            same = self._of_length(pool_name, len(seg))
+            if same:
+                return stream.choice(same)
+            if pool_name == "cities":
+                city = self._compound_city(len(seg), stream)
+                if city:
+                    return city
+        return stream.choice(self._pool(pool_name))
+
+    def _compound_city(self, length: int, stream: KeyStream) -> str:
+        """A city of `length` letters in Faker's own "{last_name}{city_suffix}" form ("Coxton",
+        "Hallburgh") when the drawn cities have none of that length; "" if no surname fits."""
+        start = stream.below(len(CITY_SUFFIXES))
+        for shortest in (4, 3, 2):  # a longer stem reads truer ("Coxton" before "Liland")
+            for i in range(len(CITY_SUFFIXES)):
+                suffix = CITY_SUFFIXES[(start + i) % len(CITY_SUFFIXES)]
+                if length - len(suffix) >= shortest:
+                    stems = self._of_length("surnames", length - len(suffix))
+                    if stems:
+                        return stream.choice(stems) + suffix
+        return ""
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, str]:
         subtype = (span.subtype or "").upper()
@@ -314,10 +356,11 @@ class LocationGenerator:
         original, subtype = parsed
         stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
         kind = classify_place(original, self.pools, subtype)
+        aim = ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM
         if kind != "address":
             lead = original[: len(original) - len(original.lstrip())]
             trail = original[len(original.rstrip()) :]
-            return lead + self._segment(original.strip(), stream, ctx, kind) + trail
+            return lead + self._segment(original.strip(), stream, ctx, kind, aim) + trail
         out = []
         for m in _SEGMENT.finditer(original):
             piece = m.group()
@@ -326,7 +369,7 @@ class LocationGenerator:
                 continue
             lead = piece[: len(piece) - len(piece.lstrip())]
             trail = piece[len(piece.rstrip()) :]
-            out.append(lead + self._segment(piece.strip(), stream, ctx) + trail)
+            out.append(lead + self._segment(piece.strip(), stream, ctx, "", aim) + trail)
         return "".join(out)
 
     def _zip(self, text: str, stream: KeyStream, ctx: SurrogateContext, state: str | None) -> str:
@@ -340,11 +383,11 @@ class LocationGenerator:
             return text[0] + shape_scramble(text[1:], stream)
         return shape_scramble(text, stream) if five else text
 
-    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "") -> str:
+    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "", aim: bool = False) -> str:
         if not kind:
             m = _STATE_ZIP.fullmatch(seg)
             if m and state_of(m.group("state"), self.pools):
-                state = self._segment(m.group("state"), stream, ctx)
+                state = self._segment(m.group("state"), stream, ctx, "", aim)
                 pair = self.pools.state_by_key.get(fold(state))
                 zip_new = self._zip(m.group("zip"), stream, ctx, pair[1] if pair else None)
                 return seg[: m.start("state")] + state + seg[m.end("state") : m.start("zip")] + zip_new
@@ -364,13 +407,13 @@ class LocationGenerator:
         if kind == "room":
             return _room(seg, stream)
         if kind == "country":
-            country = stream.choice(self.pools.countries)
+            country = self._choose("countries", seg, stream, aim)
             if fold(country) == fold(seg):
-                country = stream.choice(self.pools.countries)
+                country = self._choose("countries", seg, stream, aim)
             return whole_case(seg, country)
         if kind == "street":
-            return self._street(seg, stream)
-        return whole_case(seg, stream.choice(self.pools.cities))
+            return self._street(seg, stream, aim)
+        return whole_case(seg, self._choose("cities", seg, stream, aim))
 
     def _state(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str) -> str:
         """Another state in the same form: a name for a name, a postal code for a code."""
@@ -384,7 +427,7 @@ class LocationGenerator:
             return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
         return whole_case(seg, new_name)
 
-    def _street(self, seg: str, stream: KeyStream) -> str:
+    def _street(self, seg: str, stream: KeyStream, aim: bool = False) -> str:
         """House number (same digit count), keyed street words; type and direction kept."""
         out = []
         for m in re.finditer(r"\S+|\s+", seg):
@@ -398,8 +441,7 @@ class LocationGenerator:
                     digits = str(1 + stream.below(9)) + digits[1:]
                 out.append(digits)
             else:
-                pool = self.pools.street_words if stream.below(2) else self.names.surnames
-                word = stream.choice(pool)
+                word = self._choose("street_words" if stream.below(2) else "surnames", tok.rstrip(".,"), stream, aim)
                 out.append(apply_case(word, case_style(tok)) + tok[len(tok.rstrip(".,")) :])
         return "".join(out)
 
