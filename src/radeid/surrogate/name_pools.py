@@ -7,6 +7,7 @@ surrogates (`names.py`) and the place and vendor surrogates (`places.py`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ __all__ = [
     "letter_map",
     "name_pools",
     "place_words",
+    "wgnd_gender",
     "world_genders",
 ]
 
@@ -49,8 +51,9 @@ class NamePools:
         return self.surnames if pool_id == "L" else self.given[pool_id]
 
     def gender_of(self, norm: str) -> str:
-        """F, M or U for a folded first name from the tables; "" when no table knows it."""
-        return self.gender.get(norm) or self.world.get(norm, "")
+        """F, M or U for a folded first name from the tables (the locale's, Faker's world table,
+        then WGND 2.0); "" when no table knows it."""
+        return self.gender.get(norm) or self.world.get(norm) or wgnd_gender(norm)
 
 
 def _weighted(names: object) -> dict[str, float]:
@@ -82,6 +85,37 @@ def world_genders() -> Mapping[str, str]:
             if name and label in ("F", "M", "U"):
                 table[name] = label
     return table
+
+
+@lru_cache(maxsize=1)
+def _wgnd_lines() -> bytes:
+    """first_names_gender_wgnd.tsv.gz unpacked (about 20 MB, 0.2 s): sorted "name<TAB>F|M" lines,
+    searched in place (a dict of 1.6 million names would take several times the memory). Read
+    only when a name is missing from the smaller tables."""
+    with gzip.open(bundled_data_path("surrogates", "first_names_gender_wgnd.tsv.gz"), "rb") as handle:
+        data = handle.read()
+    return data[data.index(b"\n") + 1 :] if data.startswith(b"#") else data
+
+
+def wgnd_gender(norm: str) -> str:
+    """F or M for a folded first name from WGND 2.0 (scripts/build_name_genders.py keeps the
+    names that Faker's table and the ending rule do not already decide), else ""."""
+    if not (norm.isascii() and norm.isalpha() and 2 <= len(norm) <= 12):
+        return ""
+    lines, key = _wgnd_lines(), norm.encode("ascii")
+    lo, hi = 0, len(lines)
+    while lo < hi:  # binary search over whole lines
+        start = lines.rfind(b"\n", 0, (lo + hi) // 2) + 1
+        end = lines.find(b"\n", start)
+        end = len(lines) if end < 0 else end
+        name, _, label = lines[start:end].partition(b"\t")
+        if name == key:
+            return label.decode("ascii")
+        if name < key:
+            lo = end + 1
+        else:
+            hi = start
+    return ""
 
 
 def ending_gender(norm: str) -> str:
