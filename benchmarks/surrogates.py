@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,7 +30,7 @@ from radeid.vault import VaultWriter  # noqa: E402
 KEY = os.urandom(32)  # a throwaway key: nothing written here outlives the run
 
 
-def _run(docs: list, options: SurrogateOptions, vault: bool) -> tuple[float, int]:
+def _run(docs: list, options: SurrogateOptions, vault: bool, stats: Counter | None = None) -> tuple[float, int]:
     replacer = SurrogateReplacer(KEY, options)
     spans = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -43,7 +44,10 @@ def _run(docs: list, options: SurrogateOptions, vault: bool) -> tuple[float, int
         else:
             for doc in docs:
                 spans += len(replacer.replace(doc, doc.spans).replacements)
-        return time.perf_counter() - start, spans
+        elapsed = time.perf_counter() - start
+        if stats is not None:
+            stats.update(replacer.stats)
+        return elapsed, spans
 
 
 def main() -> None:
@@ -79,16 +83,22 @@ def main() -> None:
     print()
     print(f"| {'configuration':<30} | {'seconds':>7} | {'reports/s':>17} | {'replacements/s':>19} |")
     print(f"|{'-' * 32}|{'-' * 9}|{'-' * 19}|{'-' * 21}|")
+    lengths: Counter[str] = Counter()
     for c, (name, options, vault) in enumerate(configs):
         runs = []
         for r in range(args.repeat):
             run_docs = docs if c == r == 0 else generate_reports(args.n, args.seed + 1 + c * args.repeat + r)
-            runs.append(_run(run_docs, options, vault))
+            runs.append(_run(run_docs, options, vault, lengths if options.length_preserving else None))
         runs.sort()
         (best, spans), (median, mspans) = runs[0], runs[len(runs) // 2]
         reports = f"{args.n / best:,.0f} ({args.n / median:,.0f})"
         reps = f"{spans / best:,.0f} ({mspans / median:,.0f})"
         print(f"| {name:<30} | {best:>7.3f} | {reports:>17} | {reps:>19} |")
+    print()
+    print(
+        f"length_preserving over {args.repeat} x {args.n} reports: {lengths['spans']:,} spans, "
+        f"{lengths['length_padded']} padded, {lengths['length_cut']} cut (the last resorts)"
+    )
 
 
 if __name__ == "__main__":

@@ -346,3 +346,51 @@ def test_spark_deid_takes_the_whole_job_from_a_toml_file(spark: Any, corpus: Pat
     rows = [json.loads(line) for f in sorted(out.glob("part-*")) for line in f.read_text().splitlines()]
     assert {r["id"]: r["text"] for r in rows} == texts
     assert all(set(r) == {"id", "text", "site"} for r in rows)
+
+
+def test_pseudonymize_ids_gives_the_ids_radeid_deid_gives(spark: Any, corpus: Path, tmp_path: Path) -> None:
+    """Issue 13: `--pseudonymize-ids` on Spark writes the pseudonyms of the local run, in the
+    output and the audit; the texts (keyed by the original ids) are the local run's too."""
+    pytest.importorskip("radeid.surrogate", reason="the surrogate engine is not available")
+    from radeid.io.ids import pseudonymize_id
+
+    key_file = tmp_path / "site.key"
+    key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
+    args = ["--mode", "surrogate", "--key-file", str(key_file), "--pseudonymize-ids"]
+    reference = tmp_path / "deid.jsonl"
+    result = CliRunner().invoke(radeid_app, ["deid", str(corpus), "-o", str(reference), "-q", *args])
+    assert result.exit_code == 0, result.output
+    texts, audit = read_pairs(reference)
+    assert all(k.startswith("doc-") for k in texts)
+
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    register(app)
+    out = tmp_path / "spark-out.parquet"
+    result = CliRunner().invoke(app, ["spark-deid", str(corpus), str(out), "--partitions", "3", *args])
+    assert result.exit_code == 0, result.output
+    rows = {r["id"]: r["text"] for r in spark.read.parquet(str(out)).collect()}
+    assert rows == texts
+    spark_ids = set()
+    for part in sorted(Path(f"{out}.audit").glob("part-*.json")):
+        spark_ids |= {json.loads(line)["doc_id"] for line in part.read_text(encoding="utf-8").splitlines()}
+    assert spark_ids == {k for k, v in audit.items() if v}
+
+    # the DataFrame API: integer ids become their pseudonyms as strings, null ids stay null
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    schema = StructType([StructField("id", LongType()), StructField("text", StringType())])
+    df = spark.createDataFrame([(7, "Seen by Dr. Alan Grant."), (None, "No PHI.")], schema)
+    spec = PipelineSpec.surrogates(KEY, Config.load())
+    got = deidentify_dataframe(df, "text", "id", config=spec, pseudonymize_ids=True).collect()
+    assert [r["id"] for r in got] == [pseudonymize_id(KEY, "7"), None]
+    plain = deidentify_dataframe(df, "text", "id", config=spec).collect()
+    assert [r["id"] for r in plain] == [7, None]
+    tag = Config.load(overrides={"replace": {"mode": "tag"}})
+    with pytest.raises(ConfigError, match="pseudonymize_ids needs a key"):
+        deidentify_dataframe(df, "text", "id", config=tag, pseudonymize_ids=True)

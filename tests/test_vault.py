@@ -182,3 +182,43 @@ def test_key_file_problems(tmp_path: Path) -> None:
     empty.write_text("\n")
     with pytest.raises(ValueError, match="empty"):
         resolve_key(empty, tmp_path)
+
+
+def test_pseudonymized_ids_are_stored_encrypted_and_read_back(tmp_path: Path, results) -> None:  # noqa: ANN001
+    """Issue 13: with `pseudonymize_ids` the vault keeps each document's own id (encrypted) beside
+    the pseudonym, so `radeid reidentify` can restore it; a format-2 vault (no such column) reads
+    as before, and a removed or swapped original id is refused."""
+    from radeid.io.ids import pseudonymize_id, pseudonymize_result
+    from radeid.vault import read_vault_ids
+
+    id_key = b"i" * 32
+    renamed = [pseudonymize_result(r, id_key) for r in results[:5]] + list(results[5:7])
+    path = write(tmp_path / "vault.parquet", renamed)
+    rows, ids = read_vault_ids(path, KEY)
+    assert ids == {pseudonymize_id(id_key, r.document.id): r.document.id for r in results[:5]}
+    assert set(rows) == {r.document.id for r in renamed}  # rows are keyed by the id written out
+    assert read_vault(path, KEY) == rows
+    some = pseudonymize_id(id_key, results[0].document.id)
+    assert read_vault_ids(path, KEY, [some])[1] == {some: results[0].document.id}
+    assert results[0].document.id.encode() not in path.read_bytes()
+
+    table = pq.read_table(path)
+    column = table.schema.get_field_index("original_id")
+    values = table.column("original_id").to_pylist()
+    first, second = [i for i, v in enumerate(values) if v is not None][:2]
+    for edit in ("drop", "swap"):
+        changed = list(values)
+        if edit == "drop":
+            changed[first] = None
+        else:
+            changed[first], changed[second] = changed[second], changed[first]
+        pq.write_table(table.set_column(column, "original_id", [changed]), tmp_path / f"{edit}.parquet")
+        with pytest.raises(VaultError, match="altered"):
+            read_vault_ids(tmp_path / f"{edit}.parquet", KEY)
+
+    old = table.remove_column(column).replace_schema_metadata(
+        {**table.schema.metadata, b"radeid.vault": b"2"}
+    )  # what format 2 wrote: no original ids
+    pq.write_table(old, tmp_path / "v2.parquet")
+    rows2, ids2 = read_vault_ids(tmp_path / "v2.parquet", KEY)
+    assert rows2 == rows and ids2 == {}

@@ -15,6 +15,7 @@ __all__ = [
     "LINE",
     "NEGATIVES",
     "ORIGIN",
+    "ORIGINAL_ID",
     "PATH",
     "RELPATH",
     "ROW",
@@ -33,6 +34,9 @@ ROW = "row"
 RELPATH = "relpath"
 #: Input columns the user chose to keep (`keep_columns`), copied to the output (`dict`).
 COLUMNS = "columns"
+#: The document's own id when the run wrote a pseudonym in its place (`pseudonymize_ids`; `str`):
+#: set by `io.ids.pseudonymize_result` for the vault only, never written to an output.
+ORIGINAL_ID = "original_id"
 #: Gold regions that are not PHI, as sorted `(start, end)` pairs (gold readers; evaluation).
 IGNORED_SPANS = "ignored_spans"
 

@@ -95,7 +95,7 @@ def _pipeline(spec: PipelineSpec, cache_key: str) -> Deidentifier:
 
 def _as_id(value: Any) -> str | None:
     """Ids as `radeid deid` reads them: strings, integers as their digits; null stays None."""
-    if value is None:
+    if value is None or type(value).__name__ == "NAType":  # pandas.NA: a null of a nullable integer column
         return None
     if isinstance(value, float):
         if math.isnan(value):
@@ -127,8 +127,13 @@ def _deid_partition(
     error_col: str | None,
     batch_size: int,
     on_error: str,
+    id_key: bytes | None = None,
 ) -> Iterator[pd.DataFrame]:
     """mapInPandas body: each Arrow batch of a partition, de-identified `batch_size` documents at a time.
+
+    With `id_key` (`pseudonymize_ids`), the id column is written as the keyed pseudonym
+    `radeid deid --pseudonymize-ids` writes (`io.ids.pseudonymize_id`), and failures name it; the
+    surrogates are still keyed by the original id, as in `radeid deid`.
 
     A document the pipeline fails on stops the task with its id and exception type (`fail`), or
     gets a null text, no spans and the exception type in `error_col` (`skip`). Never its text:
@@ -137,6 +142,7 @@ def _deid_partition(
     from pyspark import TaskContext
 
     from radeid.batch import deidentify_each
+    from radeid.io.ids import pseudonymize_id
 
     context = TaskContext.get()
     cpus = context.cpus() if context is not None and hasattr(context, "cpus") else 1
@@ -153,6 +159,9 @@ def _deid_partition(
             for i, text in enumerate(texts)
             if isinstance(text, str)
         ]
+        shown: list[Any] = ids
+        if id_key is not None:
+            shown = [None if (x := _as_id(v)) is None else pseudonymize_id(id_key, x) for v in ids]
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
             results, failed = deidentify_each(deid, [doc for _, doc in chunk], on_error)  # type: ignore[arg-type]
@@ -161,7 +170,7 @@ def _deid_partition(
                 i, doc = chunk[index]
                 if on_error == "fail":
                     raise SparkDocumentError(
-                        f"document {doc.id!r}: {type(exc).__name__} while de-identifying; "
+                        f"document {shown[i]!r}: {type(exc).__name__} while de-identifying; "
                         "rerun with --on-error skip to leave it out"
                     ) from None
                 errors[i] = type(exc).__name__
@@ -170,6 +179,8 @@ def _deid_partition(
                 out_texts[i] = result.text
                 spans[i] = span_rows(result)
         out = frame.copy()
+        if id_key is not None:
+            out[id_col] = shown
         out[output_col] = out_texts
         out[spans_col] = spans
         if error_col:
@@ -189,6 +200,7 @@ def deidentify_dataframe(
     batch_size: int | None = None,
     on_error: str = "fail",
     error_col: str = "phi_error",
+    pseudonymize_ids: bool | None = None,
 ) -> DataFrame:
     """De-identify `df[text_col]`; returns `df` with the text replaced and an audit spans column.
 
@@ -206,10 +218,19 @@ def deidentify_dataframe(
     `on_error`: a document the pipeline fails on stops the job with a `SparkDocumentError`
     naming its id and the exception type (`"fail"`), or (`"skip"`) gets a null text, no spans
     and the exception type in an extra string column `error_col`; never its text.
+
+    `pseudonymize_ids` (default: the config's `io.pseudonymize_ids`): the id column becomes a
+    string column of keyed pseudonyms (`doc-` + 16 hex), the same `radeid deid
+    --pseudonymize-ids` writes for the same key; a null id stays null.
     """
     from pyspark.sql.types import StringType, StructField, StructType
 
     spec = _as_spec(config)
+    if pseudonymize_ids is None:
+        pseudonymize_ids = spec.config.io.pseudonymize_ids
+    if pseudonymize_ids and not spec.key:
+        raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
+    id_key = spec.key if pseudonymize_ids else None
     names = df.schema.fieldNames()
     for what, name in (("text", text_col), ("id", id_col), ("patient", patient_col)):
         if name is not None and name not in names:
@@ -228,7 +249,8 @@ def deidentify_dataframe(
     fields = [f for f in df.schema.fields if f.name not in (spans_col, errors)]
     if output_col not in names:
         fields.append(StructField(output_col, StringType(), True))
-    fields = [StructField(f.name, StringType(), True) if f.name == output_col else f for f in fields]
+    strings = {output_col, id_col} if id_key is not None else {output_col}
+    fields = [StructField(f.name, StringType(), True) if f.name in strings else f for f in fields]
     extra = [StructField(errors, StringType(), True)] if errors else []
     schema: StructType = StructType([*fields, StructField(spans_col, audit_schema(), True), *extra])
     body = partial(
@@ -243,6 +265,7 @@ def deidentify_dataframe(
         error_col=errors,
         batch_size=batch_size or spec.config.pipeline.batch_size,
         on_error=on_error,
+        id_key=id_key,
     )
     return df.mapInPandas(body, schema=schema)
 
@@ -311,7 +334,7 @@ def spark_deidentify_files(
             raise ConfigError(f"kept column {name!r} not found; columns: {', '.join(df.columns)}")
     if text_col in keep_columns:
         raise ConfigError(f"--keep-column lists the text column {text_col!r}: that would copy the original text")
-    _refuse_null_records(df, id_col, text_col)
+    _refuse_null_records(df, id_col, text_col, spec.key if spec.config.io.pseudonymize_ids else None)
     if partitions:
         df = df.repartition(partitions)  # a shuffle: original text goes to spark.local.dir (see module doc)
     spans_col, error_col = "__radeid_spans", "__radeid_error"
@@ -348,9 +371,12 @@ class SparkInputError(ValueError):
     """Records `radeid deid` would refuse (a null or empty id, a null text): named by id, never text."""
 
 
-def _refuse_null_records(df: DataFrame, id_col: str, text_col: str) -> None:
-    """As `radeid deid`: a record without an id or a text is an error (one extra pass over two columns)."""
+def _refuse_null_records(df: DataFrame, id_col: str, text_col: str, id_key: bytes | None = None) -> None:
+    """As `radeid deid`: a record without an id or a text is an error (one extra pass over two
+    columns); with `id_key` (`pseudonymize_ids`) the error names ids by their pseudonyms."""
     from pyspark.sql import functions as F
+
+    from radeid.io.ids import pseudonymize_id
 
     for name in (id_col, text_col):
         if name not in df.columns:
@@ -362,7 +388,11 @@ def _refuse_null_records(df: DataFrame, id_col: str, text_col: str) -> None:
         return
     total = bad.count()
     null_ids = sum(1 for r in found if r[id_col] is None or not str(r[id_col]).strip())
-    named = [repr(str(r[id_col])) for r in found if r[id_col] is not None and str(r[id_col]).strip()][:5]
+    named = [
+        repr(pseudonymize_id(id_key, str(r[id_col])) if id_key else str(r[id_col]))
+        for r in found
+        if r[id_col] is not None and str(r[id_col]).strip()
+    ][:5]
     detail = f" (documents with a null {text_col!r}: {', '.join(named)})" if named else ""
     raise SparkInputError(
         f"{total} record(s) have a null or empty {id_col!r} or a null {text_col!r}{detail}"

@@ -83,6 +83,13 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--on-error", help="fail: stop at a document the pipeline fails on; skip: leave it out."),
         ] = None,
+        pseudonymize_ids: Annotated[
+            bool | None,
+            typer.Option(
+                "--pseudonymize-ids/--keep-ids",
+                help="Write document ids as keyed pseudonyms (doc-3f9a...), as radeid deid does; else as they are.",
+            ),
+        ] = None,
     ) -> None:
         """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
@@ -100,17 +107,17 @@ def register(app: typer.Typer) -> None:
         overlay = job_overrides(
             mode=mode, key_file=key_file, input_format=input_format, output_format=output_format, audit=audit,
             id_col=id_col, text_col=text_col, patient_col=patient_col, keep_column=keep_column, on_error=on_error,
+            pseudonymize_ids=pseudonymize_ids,
         )  # fmt: skip
         try:
             cfg = load_job_config(config, overlay)
             io = cfg.io
             audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
-            keyed = cfg.replace.mode in KEYED_MODES
+            keyed = cfg.replace.mode in KEYED_MODES or io.pseudonymize_ids
             found = load_key(io.key_file or None) if keyed else None
             if keyed and found is None:  # never a generated key: a cluster's files
-                raise ConfigError(
-                    f"surrogate mode on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)"
-                )
+                what = "surrogate mode" if cfg.replace.mode in KEYED_MODES else "--pseudonymize-ids"
+                raise ConfigError(f"{what} on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)")
         except (ConfigError, OSError, ValueError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None

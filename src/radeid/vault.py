@@ -9,15 +9,18 @@ File layout (Parquet, format 2). Three kinds of row, told apart by `seq`:
 
 * a document row (`seq = -1`), one per document *including documents without PHI*, so that a
   document missing from the vault, or a vault of another run, is detected: `doc_id` and
-  `patient_id` encrypted, `original` = the encrypted number of replacement rows of the document;
+  `patient_id` encrypted, `original` = the encrypted number of replacement rows of the document,
+  `original_id` = the encrypted id the document had before `pseudonymize_ids` wrote a pseudonym
+  as its `doc_id` ("" when the id was not pseudonymized; format 3);
 * replacement rows (`seq = 0..n-1`), in text order: `start, end` (offsets in the original),
   `out_start, out_end` (in the de-identified text), `category`, `subtype`, `surrogate` (plain: it
   is already in the output) and `original` = AES-GCM(original text of the span);
 * one trailer row (`doc_tag = ""`, `seq = -2`), last: the encrypted counts of documents and rows.
 
     doc_tag     string   HMAC(tag key, doc id), hex: find a document's rows without decrypting
-    doc_id      binary   AES-GCM(doc id) on the document row, else null (ids can be PHI)
+    doc_id      binary   AES-GCM(doc id, as written to the output) on the document row, else null
     patient_id  binary   AES-GCM(patient id) on the document row, else null
+    original_id binary   AES-GCM(the id before pseudonymization, or "") on the document row, else null
     seq, start, end, out_start, out_end  int32;  category, subtype, surrogate  string
     original    binary   see above
 
@@ -55,6 +58,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from radeid import metakeys
 from radeid.commit import Move, apply_moves, fsync_file
 from radeid.document import Result
 
@@ -66,11 +70,13 @@ __all__ = [
     "VaultWriter",
     "WrongKeyError",
     "read_vault",
+    "read_vault_ids",
     "reidentify",
     "reidentify_text",
 ]
 
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
+_READABLE = (b"2", b"3")  # format 2 had no original_id column: its ids were never pseudonymized
 _AAD = b"radeid-vault-v2"
 _DOC_SEQ, _TRAILER_SEQ = -1, -2
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -83,6 +89,7 @@ _SCHEMA = pa.schema(
         ("doc_tag", pa.string()),
         ("doc_id", pa.binary()),
         ("patient_id", pa.binary()),
+        ("original_id", pa.binary()),
         ("seq", pa.int32()),
         ("start", pa.int32()),
         ("end", pa.int32()),
@@ -235,7 +242,10 @@ class VaultWriter:
             )
         tag = self._keys.tag(doc.id)
         count = len(result.replacements)
-        self._append(tag, _DOC_SEQ, None, None, None, None, None, None, None, str(count), doc.id, doc.patient_id)
+        original_id = str(doc.metadata.get(metakeys.ORIGINAL_ID) or "")
+        self._append(
+            tag, _DOC_SEQ, None, None, None, None, None, None, None, str(count), doc.id, doc.patient_id, original_id
+        )
         for seq, (rep, (out_start, out_end)) in enumerate(
             zip(result.replacements, result.output_offsets(), strict=True)
         ):
@@ -264,12 +274,15 @@ class VaultWriter:
         original: str,
         doc_id: str | None,
         patient_id: str | None,
+        original_id: str | None = None,
     ) -> None:
         row = _plain_row(tag, seq, start, end, out_start, out_end, category, subtype, surrogate)
         cols = self._columns
+        seal = self._keys.seal
         cols["doc_tag"].append(tag)
-        cols["doc_id"].append(self._keys.seal(doc_id, "doc_id", row) if doc_id is not None else None)
-        cols["patient_id"].append(self._keys.seal(patient_id, "patient_id", row) if patient_id is not None else None)
+        cols["doc_id"].append(seal(doc_id, "doc_id", row) if doc_id is not None else None)
+        cols["patient_id"].append(seal(patient_id, "patient_id", row) if patient_id is not None else None)
+        cols["original_id"].append(seal(original_id, "original_id", row) if original_id is not None else None)
         cols["seq"].append(seq)
         cols["start"].append(start)
         cols["end"].append(end)
@@ -323,11 +336,11 @@ def _open_keys(path: Path, key: bytes) -> tuple[_Keys, pq.ParquetFile]:
         raise VaultError(f"{path} is not a readable vault: {exc}") from None
     meta = parquet.schema_arrow.metadata or {}
     version = meta.get(b"radeid.vault")
-    if version is not None and version != FORMAT_VERSION.encode() and version.isdigit():
+    if version is not None and version not in _READABLE and version.isdigit():
         raise VaultError(
-            f"{path} is a radeid vault of format {version.decode()}; this radeid reads format {FORMAT_VERSION}"
+            f"{path} is a radeid vault of format {version.decode()}; this radeid reads formats 2 and {FORMAT_VERSION}"
         )
-    if version != FORMAT_VERSION.encode():
+    if version not in _READABLE:
         raise VaultError(f"{path} is not a radeid vault (version {FORMAT_VERSION})")
     try:
         salt = base64.b64decode(meta[b"radeid.kdf.salt"])
@@ -361,8 +374,18 @@ def read_vault(path: str | Path, key: bytes, doc_ids: Iterable[str] | None = Non
     """Decrypt a vault: doc id -> its rows in text order (`[]` for a document without PHI). With
     `doc_ids`, only those documents (found by tag, so the others are never decrypted). Raises
     `WrongKeyError` on a wrong key and `VaultError` when any row was altered, added or removed."""
+    return read_vault_ids(path, key, doc_ids)[0]
+
+
+def read_vault_ids(
+    path: str | Path, key: bytes, doc_ids: Iterable[str] | None = None
+) -> tuple[dict[str, list[VaultRow]], dict[str, str]]:
+    """`read_vault`, plus doc id -> the document's original id for every document whose id the
+    run pseudonymized (`pseudonymize_ids`): what `radeid reidentify` needs to restore the ids."""
     path = Path(path)
     keys, parquet = _open_keys(path, key)
+    has_original_ids = "original_id" in parquet.schema_arrow.names
+    original_ids: dict[str, str] = {}
     wanted = {keys.tag(d) for d in doc_ids} if doc_ids is not None else None
     altered = VaultError(f"vault {path}: rows were altered, moved, added or removed; nothing returned")
     heads: dict[str, tuple[str, str | None, int]] = {}  # doc tag -> (doc id, patient id, row count)
@@ -393,11 +416,16 @@ def read_vault(path: str | Path, key: bytes, doc_ids: Iterable[str] | None = Non
                     if tag in heads or cols["doc_id"][i] is None:
                         raise altered
                     pid_blob = cols["patient_id"][i]
+                    doc_id = keys.open(cols["doc_id"][i], "doc_id", row)
                     heads[tag] = (
-                        keys.open(cols["doc_id"][i], "doc_id", row),
+                        doc_id,
                         keys.open(pid_blob, "patient_id", row) if pid_blob is not None else None,
                         int(keys.open(cols["original"][i], "original", row)),
                     )
+                    if has_original_ids:  # format 3: on every document row, "" when not pseudonymized
+                        before = keys.open(cols["original_id"][i], "original_id", row)
+                        if before:
+                            original_ids[doc_id] = before
                     continue
                 values: dict[str, Any] = dict(zip(names, row[2:], strict=True))
                 rows.setdefault(tag, []).append(
@@ -417,7 +445,7 @@ def read_vault(path: str | Path, key: bytes, doc_ids: Iterable[str] | None = Non
         if doc_id in out:
             raise altered
         out[doc_id] = [_with_ids(r, doc_id, patient) for r in mine]
-    return out
+    return out, original_ids
 
 
 def _with_ids(row: VaultRow, doc_id: str, patient_id: str | None) -> VaultRow:

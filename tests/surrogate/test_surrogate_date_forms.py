@@ -132,3 +132,13 @@ def test_every_generated_date_is_a_valid_calendar_date_with_a_plausible_year(
     value = parse_date(original, day_first)
     valid = value is not None and 1900 <= value.year <= 2100 and not impossible_clock(original)
     assert replacer.stats["date_unparseable"] == (0 if valid else 1)
+
+
+def test_year_zero_in_a_compact_date_is_repaired_and_counted() -> None:
+    """Found by the property test above: "01DEC0000" parsed as a month and day (year 0 reads as
+    no year) and was shifted without being counted; it is a placeholder, repaired like 12/31/9999."""
+    replacer = SurrogateReplacer(KEY, SurrogateOptions())
+    new = _replace(replacer, "01DEC0000", "0")
+    parsed = parse_date(new, False)
+    assert parsed is not None and parsed.kind == "ymd" and 1899 <= parsed.year <= 2101, new
+    assert re.fullmatch(r"\d{2}[A-Z]{3}\d{4}", new) and replacer.stats["date_unparseable"] == 1

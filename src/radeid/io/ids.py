@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import hmac
 
+from radeid import metakeys
 from radeid.document import Result
 
 __all__ = ["pseudonymize_id", "pseudonymize_result"]
@@ -37,8 +38,12 @@ def pseudonymize_result(result: Result, key: bytes | None) -> Result:
 
     The one place ids are pseudonymized: the runners (`batch.deidentify_path`,
     `parallel.deidentify_path_parallel`) pass every result through it before the output, the
-    audit and the vault see it, so output file names (made from the id) follow."""
+    audit and the vault see it, so output file names (made from the id) follow. The original id
+    stays in `metadata[metakeys.ORIGINAL_ID]`, which only the vault reads (encrypted there, so
+    that `radeid reidentify` can restore it); no writer writes it."""
     if key is None:
         return result
-    document = dataclasses.replace(result.document, id=pseudonymize_id(key, result.document.id))
+    doc = result.document
+    metadata = {**doc.metadata, metakeys.ORIGINAL_ID: doc.id}
+    document = dataclasses.replace(doc, id=pseudonymize_id(key, doc.id), metadata=metadata)
     return dataclasses.replace(result, document=document)

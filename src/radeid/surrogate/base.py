@@ -18,6 +18,10 @@ from radeid.sections import SurrogateOptions
 from radeid.surrogate.keyed import Keyed
 from radeid.surrogate.memory import DocumentMemory
 
+#: `Generator.generate` attempts from this one on are `--length-preserving` redraws (those below
+#: are realism retries): a generator may aim them at the original's length.
+LENGTH_DRAWS_FROM = 100
+
 
 @dataclass
 class SurrogateContext:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from radeid.surrogate.date_template import _MONTH_WORDS, _PIVOT, _TOKEN, days_in, valid_hms
+from radeid.surrogate.date_template import MONTH_WORDS, date_tokens, days_in, full_year, valid_hms
 from radeid.surrogate.keyed import KeyStream
 
 __all__ = ["PLAUSIBLE_YEARS", "impossible_clock", "repair_date"]
@@ -22,10 +22,10 @@ def repair_date(text: str, day_first: bool, stream: KeyStream) -> str | None:
     its last day, an impossible month or day a keyed random one, a year outside 1900-2100 a
     keyed random one in 1950-2030, an impossible time a valid one of the same shape). Returns
     the repaired text, which `parse_date` reads, or None when the shape is not a date's."""
-    tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(text)]
+    tokens = date_tokens(text)
     nums = [i for i, (kind, _) in enumerate(tokens) if kind == "num"]
     month_word = next(
-        (_MONTH_WORDS[t.casefold()][0] for k, t in tokens if k == "alpha" and t.casefold() in _MONTH_WORDS), 0
+        (MONTH_WORDS[t.casefold()][0] for k, t in tokens if k == "alpha" and t.casefold() in MONTH_WORDS), 0
     )
     roles: dict[int, str] = {}
     compact: tuple[tuple[str, int, int], ...] = ()
@@ -74,7 +74,7 @@ def repair_date(text: str, day_first: bool, stream: KeyStream) -> str | None:
     if "Y4" in values and not PLAUSIBLE_YEARS[0] <= year <= PLAUSIBLE_YEARS[1]:
         year = values["Y4"] = 1950 + stream.below(81)
     elif "Y2" in values:
-        year = values["Y2"] + (2000 if values["Y2"] < _PIVOT else 1900)
+        year = full_year(f"{values['Y2']:02d}")
     month = values.get("M", month_word)
     if not 1 <= month <= 12:
         month = 1 + stream.below(12)
@@ -101,9 +101,9 @@ def impossible_clock(text: str) -> bool:
     """Whether a time of day in `text` has an impossible hour, minute or second (14:75, 25:00)."""
     if ":" not in text:
         return False
-    for m in _TOKEN.finditer(text):
-        if m.lastgroup == "time":
-            parts = _TIME_PARTS.match(m.group())
+    for kind, token in date_tokens(text):
+        if kind == "time":
+            parts = _TIME_PARTS.match(token)
             if parts is not None and not valid_hms(parts.group(1), parts.group(2), parts.group(3) or "0"):
                 return True
     return False

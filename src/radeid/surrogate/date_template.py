@@ -37,7 +37,10 @@ __all__ = [
     "Template",
     "parse_date",
     "render",
+    "MONTH_WORDS",
+    "date_tokens",
     "days_in",
+    "full_year",
     "scramble_date",
     "valid_date",
     "valid_hms",
@@ -48,9 +51,10 @@ MONTHS = (
     "July", "August", "September", "October", "November", "December",
 )  # fmt: skip
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTH_WORDS: dict[str, tuple[int, str]] = {m.casefold(): (i + 1, "full") for i, m in enumerate(MONTHS)}
-_MONTH_WORDS.update({m[:3].casefold(): (i + 1, "abbr") for i, m in enumerate(MONTHS) if m != "May"})
-_MONTH_WORDS["sept"] = (9, "sept")
+#: Month words the grammar reads (folded): -> (month number, form "full" / "abbr" / "sept").
+MONTH_WORDS: dict[str, tuple[int, str]] = {m.casefold(): (i + 1, "full") for i, m in enumerate(MONTHS)}
+MONTH_WORDS.update({m[:3].casefold(): (i + 1, "abbr") for i, m in enumerate(MONTHS) if m != "May"})
+MONTH_WORDS["sept"] = (9, "sept")
 _WEEKDAY_WORDS: dict[str, tuple[int, str]] = {d.casefold(): (i, "full") for i, d in enumerate(WEEKDAYS)}
 _WEEKDAY_WORDS.update({d[:3].casefold(): (i, "abbr") for i, d in enumerate(WEEKDAYS)})
 _WEEKDAY_WORDS.update({"tues": (1, "abbr"), "weds": (2, "abbr"), "thur": (3, "abbr"), "thurs": (3, "abbr")})
@@ -103,7 +107,14 @@ def _pad_of(token: str) -> bool | None:
     return None  # "12": could be either
 
 
-def _full_year(token: str) -> int:
+def date_tokens(text: str) -> list[tuple[str, str]]:
+    """The grammar's tokens of `text` as (kind, text), kind one of time / num / alpha / other:
+    "05MAR2019" -> num "05", alpha "MAR", num "2019"."""
+    return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(text)]
+
+
+def full_year(token: str) -> int:
+    """A year token as a four-digit year: two digits below the pivot (30) are 20xx, else 19xx."""
     value = int(token)
     if len(token) == 4:
         return value
@@ -140,11 +151,11 @@ def parse_date(text: str, day_first: bool = False) -> ParsedDate | None:
             low = tok.casefold()
             if low in _ORDINALS and i > 0 and tokens[i - 1][0] == "num":
                 ordinal_of[i - 1] = i
-            elif low in _MONTH_WORDS:
+            elif low in MONTH_WORDS:
                 if month_at >= 0:
                     return None
                 month_at = i
-                month, month_form = _MONTH_WORDS[low]
+                month, month_form = MONTH_WORDS[low]
             elif low in _WEEKDAY_WORDS:
                 if weekday_at >= 0:
                     return None
@@ -178,7 +189,7 @@ def parse_date(text: str, day_first: bool = False) -> ParsedDate | None:
                 return None
         for i, role in roles.items():
             if role in ("Y4", "Y2"):
-                year = _full_year(tokens[i][1])
+                year = full_year(tokens[i][1])
             else:
                 day = int(tokens[i][1])
         has_year, has_day = bool(year), bool(day)
@@ -237,7 +248,7 @@ def parse_date(text: str, day_first: bool = False) -> ParsedDate | None:
         for i, role in roles.items():
             tok = tokens[i][1]
             if role in ("Y4", "Y2"):
-                year = _full_year(tok)
+                year = full_year(tok)
             elif role == "M":
                 month = int(tok)
             else:
@@ -273,7 +284,7 @@ def _parse_numeric(text: str, day_first: bool) -> ParsedDate | None:
         elif first_day and int(b) > 12 and int(a) <= 12:
             first_day = False
         month_tok, day_tok = (b, a) if first_day else (a, b)
-        year, month, day = _full_year(y), int(month_tok), int(day_tok)
+        year, month, day = full_year(y), int(month_tok), int(day_tok)
         if not valid_date(year, month, day):
             return None
         pa, pb = _pad_of(a), _pad_of(b)
@@ -284,7 +295,7 @@ def _parse_numeric(text: str, day_first: bool) -> ParsedDate | None:
     m = _MONTH_DAY_YEAR.fullmatch(text)
     if m is not None:
         mon, sep1, d, sep2, y = m.groups()
-        found = _MONTH_WORDS.get(mon.casefold())
+        found = MONTH_WORDS.get(mon.casefold())
         if found is None or not valid_date(int(y), found[0], int(d)):
             return None
         pad = _pad_of(d)
@@ -334,7 +345,7 @@ def _parse_compact(
         return ParsedDate(_merge(template), "y", year=int(tok))
     for layout in candidates:
         parts = {role: tok[s:e] for role, s, e in layout}
-        year = _full_year(parts.get("Y4") or parts["Y2"])
+        year = full_year(parts.get("Y4") or parts["Y2"])
         month, day = int(parts["M"]), int(parts["D"])
         if not (1800 <= year <= 2199 and valid_date(year, month, day)):
             continue
@@ -455,8 +466,8 @@ def scramble_date(text: str, stream: KeyStream) -> str:
         kind, tok = m.lastgroup, m.group()
         if kind in ("num", "time"):
             out.append("".join(stream.digit() if ch.isdigit() else ch for ch in tok))
-        elif kind == "alpha" and tok.casefold() in _MONTH_WORDS:
-            _, form = _MONTH_WORDS[tok.casefold()]
+        elif kind == "alpha" and tok.casefold() in MONTH_WORDS:
+            _, form = MONTH_WORDS[tok.casefold()]
             value = stream.below(12) + 1
             out.append(_word(MONTHS[value - 1], form, _case(tok), value, "MON"))
         elif kind == "alpha" and tok.casefold() in _WEEKDAY_WORDS:

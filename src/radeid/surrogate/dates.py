@@ -136,10 +136,12 @@ class DateGenerator:
         original, value = parsed
         if (
             value is not None
-            and value.kind in ("ymd", "ym")
+            and (value.kind in ("ymd", "ym") or _writes_year(value.template))
             and not PLAUSIBLE_YEARS[0] <= value.year <= PLAUSIBLE_YEARS[1]
         ):
-            value = None  # 01/01/0001, 12/31/9999: placeholders, not dates; a plausible one in their format
+            # 01/01/0001, 12/31/9999, 01DEC0000 (year 0 reads as no year: kind "md"): placeholders,
+            # not dates; a plausible one in their format
+            value = None
         elif value is not None and impossible_clock(original):
             value = None  # 2019-03-05T14:75: the time is repaired with the date
         if value is not None and ctx.date_offset == 0:
@@ -173,6 +175,10 @@ class DateGenerator:
             except (OverflowError, ValueError):
                 pass
         return scramble_date(original, stream)
+
+
+def _writes_year(template: Template) -> bool:
+    return any(isinstance(part, Field) and part.kind == "Y4" for part in template)
 
 
 class AgeGenerator:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from radeid.categories import Category
 from radeid.document import Document, Replacement, Result, Span
 from radeid.registry import Registry
 from radeid.sections import SurrogateOptions
-from radeid.surrogate.base import Generator, SurrogateContext
+from radeid.surrogate.base import LENGTH_DRAWS_FROM, Generator, SurrogateContext
 from radeid.surrogate.dates import AgeGenerator, DateGenerator
 from radeid.surrogate.identifiers import (
     EmailGenerator,
@@ -37,10 +38,11 @@ from radeid.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, 
 from radeid.surrogate.memory import DocumentMemory
 from radeid.surrogate.names import (
     NameMention,
+    length_pools,
     letter_map,
+    mention_requests,
     name_pools,
     parse_name,
-    part_request,
     plan_parts,
     render_mention,
     settle_genders,
@@ -78,13 +80,12 @@ GENERATORS.add(Category.URL.value, lambda options: UrlGenerator())
 GENERATORS.add(Category.IP.value, lambda options: IpGenerator())
 
 
-def _place_generator(name: str) -> GeneratorFactory:
-    """Place generators load Faker pools: their module is imported only when first needed."""
+def _place_generator(name: str, module: str = "places") -> GeneratorFactory:
+    """Place and vendor generators load Faker pools: their module is imported only when first
+    needed."""
 
     def make(options: SurrogateOptions) -> Generator:
-        import radeid.surrogate.places as places
-
-        made: Generator = getattr(places, name)(options.locale)
+        made: Generator = getattr(import_module(f"radeid.surrogate.{module}"), name)(options.locale)
         return made
 
     return make
@@ -92,7 +93,7 @@ def _place_generator(name: str) -> GeneratorFactory:
 
 GENERATORS.add(Category.HOSPITAL.value, _place_generator("HospitalGenerator"))
 GENERATORS.add(Category.LOCATION.value, _place_generator("LocationGenerator"))
-GENERATORS.add(Category.VENDOR.value, _place_generator("VendorGenerator"))
+GENERATORS.add(Category.VENDOR.value, _place_generator("VendorGenerator", "vendors"))
 
 
 class SurrogateReplacer:
@@ -258,7 +259,7 @@ class SurrogateReplacer:
         settle_genders(mentions, pools, ctx.keyed, ctx.scope, text, [spans[i] for i in indexes])
         lp = self.options.length_preserving
         excluded = {w.norm for m in mentions for w in m.words if len(w.norm) > 1}
-        requests = [part_request(w, m.gender, lp) for m in mentions for w in m.words if w.role in ("given", "surname")]
+        requests = [r for m in mentions for r in mention_requests(m, lp)]
         email_keys: dict[str, tuple[str, str, str]] = {}
         for i in emails:
             local = ctx.memory.originals[i].rpartition("@")[0]
@@ -272,7 +273,8 @@ class SurrogateReplacer:
                 requests.append((role, gender, norm, ascii_initial(m.group()), len(m.group()) * lp))
                 email_keys[norm] = (role, gender, norm)
         ctx.memory.name_words = excluded
-        parts = plan_parts(requests, pools, ctx.keyed, ctx.scope, ctx.letters, excluded)
+        wide = length_pools(self.options.locale) if lp else None
+        parts = plan_parts(requests, pools, ctx.keyed, ctx.scope, ctx.letters, excluded, wide)
         ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
 
         rich = pools.rich or ("X",)
@@ -314,7 +316,7 @@ class SurrogateReplacer:
 
 _RUN = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"(?<![\w.'-])[^\W\d_]+\s+")  # a whole word and the space after it
-_LENGTH_DRAWS_FROM = 100  # attempts below this are the realism retries
+_LENGTH_DRAWS_FROM = LENGTH_DRAWS_FROM  # attempts below this are the realism retries
 _LENGTH_DRAWS = 64  # cheap (microseconds each), and only with --length-preserving
 _LENGTH_DRAWS_MAX = 192  # while every draw is longer (only a cut word would fit): draw on
 # keyed draws of these generators differ in length: drawn again for the original's length

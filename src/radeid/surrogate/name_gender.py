@@ -5,8 +5,9 @@ What decides, first hit wins (issue 13):
 
 1. a title in or next to the mention: "Mrs. Jordan Smith", "LEE, SOO-JIN (Ms)", "Smith, Mr.";
 2. the first-name tables: the bundled hand table and Faker's lists for the locale
-   (`NamePools.gender`), then Faker's lists over all its locales (`NamePools.world`, built by
-   scripts/build_name_genders.py); a name the locales disagree on is ambiguous (U) there;
+   (`NamePools.gender`), then Faker's lists over all its locales (`NamePools.world`), then the
+   World Gender Name Dictionary 2.0 (`name_pools.wgnd_gender`), both built by
+   scripts/build_name_genders.py; a name the locales disagree on is ambiguous (U) there;
 3. a cue right next to the mention: "Eleanor Quist, a 92-year-old woman", "Quist is a man";
 4. what another mention of the same person (same surname or same first name) got from 1 or 3;
 5. for patient mentions only, and only when the document names one patient: the document's own

@@ -7,6 +7,7 @@ surrogates (`names.py`) and the place and vendor surrogates (`places.py`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,17 @@ from importlib import import_module
 from radeid.surrogate.keyed import Keyed, ascii_initial, fold_name
 from radeid.wordlists import bundled_data_path, iter_word_list, read_word_list
 
-__all__ = ["LETTERS", "NamePools", "letter_map", "name_pools", "ending_gender", "place_words", "world_genders"]
+__all__ = [
+    "LETTERS",
+    "NamePools",
+    "ending_gender",
+    "length_pools",
+    "letter_map",
+    "name_pools",
+    "place_words",
+    "wgnd_gender",
+    "world_genders",
+]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -40,8 +51,9 @@ class NamePools:
         return self.surnames if pool_id == "L" else self.given[pool_id]
 
     def gender_of(self, norm: str) -> str:
-        """F, M or U for a folded first name from the tables; "" when no table knows it."""
-        return self.gender.get(norm) or self.world.get(norm, "")
+        """F, M or U for a folded first name from the tables (the locale's, Faker's world table,
+        then WGND 2.0); "" when no table knows it."""
+        return self.gender.get(norm) or self.world.get(norm) or wgnd_gender(norm)
 
 
 def _weighted(names: object) -> dict[str, float]:
@@ -73,6 +85,37 @@ def world_genders() -> Mapping[str, str]:
             if name and label in ("F", "M", "U"):
                 table[name] = label
     return table
+
+
+@lru_cache(maxsize=1)
+def _wgnd_lines() -> bytes:
+    """first_names_gender_wgnd.tsv.gz unpacked (about 20 MB, 0.2 s): sorted "name<TAB>F|M" lines,
+    searched in place (a dict of 1.6 million names would take several times the memory). Read
+    only when a name is missing from the smaller tables."""
+    with gzip.open(bundled_data_path("surrogates", "first_names_gender_wgnd.tsv.gz"), "rb") as handle:
+        data = handle.read()
+    return data[data.index(b"\n") + 1 :] if data.startswith(b"#") else data
+
+
+def wgnd_gender(norm: str) -> str:
+    """F or M for a folded first name from WGND 2.0 (scripts/build_name_genders.py keeps the
+    names that Faker's table and the ending rule do not already decide), else ""."""
+    if not (norm.isascii() and norm.isalpha() and 2 <= len(norm) <= 12):
+        return ""
+    lines, key = _wgnd_lines(), norm.encode("ascii")
+    lo, hi = 0, len(lines)
+    while lo < hi:  # binary search over whole lines
+        start = lines.rfind(b"\n", 0, (lo + hi) // 2) + 1
+        end = lines.find(b"\n", start)
+        end = len(lines) if end < 0 else end
+        name, _, label = lines[start:end].partition(b"\t")
+        if name == key:
+            return label.decode("ascii")
+        if name < key:
+            lo = end + 1
+        else:
+            hi = start
+    return ""
 
 
 def ending_gender(norm: str) -> str:
@@ -168,6 +211,46 @@ def name_pools(locale: str = "en_US") -> NamePools:
         gender=gender,
         world=world_genders(),
     )
+
+
+#: Latin-script Faker locales whose plain-ASCII names widen the by-length pools of
+#: `--length-preserving`: a 10-letter surname or a 3-letter first name of a given initial is often
+#: missing from one locale's lists, and a same-length name from a neighbouring locale reads truer
+#: than a padded or cut one.
+LENGTH_LOCALES = ("en_GB", "en_IE", "en_NZ", "en_IN", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL",
+                  "sv_SE", "da_DK", "fi_FI")  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def length_pools(locale: str = "en_US") -> Mapping[tuple[str, str, int], tuple[str, ...]]:
+    """Names by (pool id, initial, length) and by (pool id, "", length) for `--length-preserving`:
+    the locale's own pools plus the plain-ASCII names of `LENGTH_LOCALES`. A borrowed first name
+    joins the F or M pool only when its locale's list and the gender tables agree on its gender;
+    a borrowed surname is never a place. Built on first need (about 0.2 s), then cached."""
+    own = name_pools(locale)
+    pools: dict[str, set[str]] = {pid: set(own.pool(pid)) for pid in ("F", "M", "U", "L")}
+    places = place_words()
+    for loc in LENGTH_LOCALES:
+        provider = _person_provider(loc)
+        if provider is None:
+            continue
+        for attr, label in (("first_names_female", "F"), ("first_names_male", "M"), ("last_names", "L")):
+            for raw in getattr(provider, attr, ()):
+                name = str(raw)
+                if not (name.isascii() and name.isalpha() and name[:1].isupper() and len(name) > 1):
+                    continue
+                norm = fold_name(name)
+                if label == "L":
+                    if norm not in places:
+                        pools["L"].add(name)
+                elif own.gender_of(norm) == label:
+                    pools[label].add(name)
+    index: dict[tuple[str, str, int], list[str]] = {}
+    for pid, names in pools.items():
+        for name in sorted(names):
+            index.setdefault((pid, ascii_initial(name), len(name)), []).append(name)
+            index.setdefault((pid, "", len(name)), []).append(name)
+    return {k: tuple(v) for k, v in index.items()}
 
 
 def letter_map(keyed: Keyed, scope: str, pools: NamePools) -> dict[str, str]:

@@ -32,7 +32,7 @@ from radeid.surrogate.name_parse import (
     settle_roles,
     title_before,
 )
-from radeid.surrogate.name_pools import LETTERS, NamePools, letter_map, name_pools
+from radeid.surrogate.name_pools import LETTERS, NamePools, length_pools, letter_map, name_pools
 
 __all__ = [
     "LETTERS",
@@ -41,9 +41,11 @@ __all__ = [
     "NamePools",
     "NameWord",
     "choose_part",
+    "length_pools",
     "letter_map",
     "name_pools",
     "parse_name",
+    "mention_requests",
     "part_request",
     "plan_parts",
     "render_mention",
@@ -76,22 +78,34 @@ def choose_part(
     stream: KeyStream,
     excluded: set[str],
     taken: set[str],
+    by_length: Mapping[tuple[str, str, int], tuple[str, ...]] | None = None,
 ) -> str:
-    """A fake name part from pool `pool_id` starting with `letter` (same length if asked)."""
+    """A fake name part from pool `pool_id` starting with `letter`.
+
+    With a `length` (`--length-preserving`) the part has that length whenever any pool has one:
+    the locale's names with the initial, then `by_length` (more Latin-script locales) with the
+    initial, then any initial (the initial agreement with "J. Smith" gives way to the length),
+    and only then a name of another length, which the engine pads or cuts as a last resort."""
     options: list[tuple[str, ...]] = []
     ids = [pool_id]
     if pool_id == "U":
         ids.append("FM"[stream.below(2)])  # no ambiguous name with that initial: keep the initial
-    for pid in ids:
-        if length:
-            options.append(pools.by_letter_len.get((pid, letter, length), ()))
-        options.append(pools.by_letter.get((pid, letter), ()))
+    if length:
+        wide = by_length or {}
+        options += [pools.by_letter_len.get((pid, letter, length), ()) for pid in ids]
+        options += [wide.get((pid, letter, length), ()) for pid in ids]
+        options += [wide.get((pid, "", length), ()) for pid in ids]
+    options += [pools.by_letter.get((pid, letter), ()) for pid in ids]
     options.append(pools.pool(pool_id))
     for pool in options:
         found = _probe(pool, stream, excluded, taken)
         if found is not None:
             return found
     return stream.choice(pools.pool(pool_id))
+
+
+#: (role, gender, norm, initial, length): one name part to map (length 0: any length)
+PartRequest = tuple[str, str, str, str, int]
 
 
 @dataclass
@@ -103,22 +117,25 @@ class NamePlan:
 
 
 def plan_parts(
-    requests: Iterable[tuple[str, str, str, str, int]],
+    requests: Iterable[PartRequest],
     pools: NamePools,
     keyed: Keyed,
     scope: str,
     letters: Mapping[str, str],
     excluded: set[str],
+    by_length: Mapping[tuple[str, str, int], tuple[str, ...]] | None = None,
 ) -> dict[tuple[str, str, str], str]:
     """Assign every distinct part of the document a fake, with no two parts sharing one.
 
     Requests are (role, gender, norm, letter, length). They are settled in sorted order, so
-    collisions resolve the same way whatever order the mentions came in.
+    collisions resolve the same way whatever order the mentions came in. A part asked for with
+    two lengths (`--length-preserving`: "Berg" alone and "van der Berg") takes the shorter, so
+    the longer mention is padded rather than the shorter one cut.
     """
     result: dict[tuple[str, str, str], str] = {}
     taken: set[str] = set()
     fallback = tuple(pools.rich) or tuple(LETTERS)
-    for role, gender, norm, letter, length in sorted(set(requests), key=lambda r: (*r[:4], -r[4])):
+    for role, gender, norm, letter, length in sorted(set(requests)):  # the shortest length wins
         key = (role, gender, norm)
         if key in result:
             continue
@@ -127,20 +144,39 @@ def plan_parts(
             target = fallback[keyed.stream(scope, "initial-other", norm[:1]).below(len(fallback))]
         stream = keyed.stream(scope, "name", role, gender, norm)
         pool_id = "L" if role == "surname" else gender
-        fake = choose_part(pools, pool_id, target or "", length, stream, excluded, taken | {norm})
+        fake = choose_part(pools, pool_id, target or "", length, stream, excluded, taken | {norm}, by_length)
         taken.add(fold_name(fake))
         result[key] = fake
     return result
 
 
-def part_request(word: NameWord, gender: str, length_preserving: bool) -> tuple[str, str, str, str, int]:
+def part_request(word: NameWord, gender: str, length_preserving: bool, start: int | None = None) -> PartRequest:
+    """What `plan_parts` needs of a name word. With `--length-preserving` the fake has the word's
+    length, or, for a surname after particles ("van der Berg"), the length from `start` (the
+    first particle): the particles are dropped with their spaces, the fake fills their room."""
+    begin = word.start if start is None else start
     return (
         word.role,
         gender if word.role == "given" else "",
         word.norm,
         word.letter,
-        (word.end - word.start) if length_preserving else 0,
+        (word.end - begin) if length_preserving else 0,
     )
+
+
+def mention_requests(mention: NameMention, length_preserving: bool) -> list[PartRequest]:
+    """The part requests of a mention's given names and surnames (see `part_request`)."""
+    out: list[PartRequest] = []
+    particle: int | None = None
+    for w in mention.words:
+        if w.role == "particle":
+            particle = w.start if particle is None else particle
+            continue
+        if w.role in ("given", "surname"):
+            start = particle if w.role == "surname" else None
+            out.append(part_request(w, mention.gender, length_preserving, start))
+        particle = None
+    return out
 
 
 def render_mention(

@@ -16,8 +16,7 @@ from functools import lru_cache
 from importlib import import_module
 
 from radeid.document import Span
-from radeid.surrogate.base import SurrogateContext
-from radeid.surrogate.brands import brand_token, real_vendor_words
+from radeid.surrogate.base import LENGTH_DRAWS_FROM, SurrogateContext
 from radeid.surrogate.institutions import is_real_institution
 from radeid.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
 from radeid.surrogate.name_pools import name_pools
@@ -107,7 +106,7 @@ def place_pools(locale: str = "en_US") -> PlacePools:
     )
 
 
-def _whole_case(original: str, new: str) -> str:
+def whole_case(original: str, new: str) -> str:
     """Upper or lower case the whole surrogate when the whole original was."""
     letters = [c for c in original if c.isalpha()]
     if len(letters) > 1 and all(c.isupper() for c in letters):
@@ -173,7 +172,10 @@ class _Facility:
     tail: tuple[str, ...] = ()  # ", Dallas, TX" after the facility name: kept as places, in order
 
 
+CITY_SUFFIXES = ("town", "ton", "land", "ville", "berg", "burgh", "borough", "bury", "view", "port", "mouth",
+                  "stad", "furt", "chester", "fort", "haven", "side", "shire")  # Faker en_US's  # fmt: skip
 _COMMA = re.compile(r"(\s*,\s*)")
+_SLOT = re.compile(r"\{(\w+)\}")
 
 
 class HospitalGenerator:
@@ -187,6 +189,22 @@ class HospitalGenerator:
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
         self.places = LocationGenerator(locale)
+        self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+
+    def _words_of_length(self, slot: str, length: int) -> tuple[str, ...]:
+        """The words a name slot ({city}, {surname}, {given}) may take, of one length."""
+        index = self._by_len.get(slot)
+        if index is None:
+            words = {
+                "city": self.pools.cities,
+                "surname": self.names.surnames,
+                "given": self.names.given["F"] + self.names.given["M"],
+            }[slot]
+            grouped: dict[int, list[str]] = {}
+            for w in words:
+                grouped.setdefault(len(w), []).append(w)
+            index = self._by_len[slot] = {k: tuple(v) for k, v in grouped.items()}
+        return index.get(length, ())
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> _Facility:
         stripped = original.strip()
@@ -226,16 +244,29 @@ class HospitalGenerator:
         patterns = self.pools.patterns.get(parsed.kind) or self.pools.patterns["hospital"]
         key = initials(parsed.original)
         abbreviated = key in ctx.memory.acronyms  # the document abbreviates it: keep an abbreviable fake
-        new = self._fill(stream.choice(patterns), stream)
+        # --length-preserving redraws aim at the original's length through the name slot
+        length = len(parsed.original) if ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM else 0
+        new = self._fill(stream.choice(patterns), stream, length)
         for _ in range(32):
             if is_real_institution(new):
                 ctx.stats["real_institution_retries"] += 1
             elif not abbreviated or (len(initials(new)) == len(key) and initials(new) != key):
                 break
-            new = self._fill(stream.choice(patterns), stream)
-        return _whole_case(parsed.original, new)
+            new = self._fill(stream.choice(patterns), stream, length)
+        return whole_case(parsed.original, new)
 
-    def _fill(self, pattern: str, stream: KeyStream) -> str:
+    def _fill(self, pattern: str, stream: KeyStream, length: int = 0) -> str:
+        """The pattern with its slots filled; with a `length`, the last name slot takes a word
+        that makes the whole that long when the pools have one."""
+        flexible = [m for m in _SLOT.finditer(pattern) if m.group(1) in ("city", "surname", "given")]
+        if length and flexible:
+            last = flexible[-1]
+            before = self._fill(pattern[: last.start()], stream)
+            after = self._fill(pattern[last.end() :], stream)
+            words = self._words_of_length(last.group(1), length - len(before) - len(after))
+            if words:
+                return before + stream.choice(words) + after
+
         def slot(m: re.Match[str]) -> str:
             name = m.group(1)
             if name == "city":
@@ -246,7 +277,7 @@ class HospitalGenerator:
                 return stream.choice(self.names.given["F" if stream.below(2) else "M"])
             return stream.choice(self.pools.fillers.get(name, ("Central",)))
 
-        return re.sub(r"\{(\w+)\}", slot, pattern)
+        return _SLOT.sub(slot, pattern)
 
 
 # --- locations -----------------------------------------------------------------------------------
@@ -267,6 +298,46 @@ class LocationGenerator:
     def __init__(self, locale: str) -> None:
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
+        self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+
+    def _pool(self, pool_name: str) -> tuple[str, ...]:
+        pool: tuple[str, ...] = getattr(self.names if pool_name == "surnames" else self.pools, pool_name)
+        return pool
+
+    def _of_length(self, pool_name: str, length: int) -> tuple[str, ...]:
+        index = self._by_len.get(pool_name)
+        if index is None:
+            grouped: dict[int, list[str]] = {}
+            for w in self._pool(pool_name):
+                grouped.setdefault(len(w), []).append(w)
+            index = self._by_len[pool_name] = {k: tuple(v) for k, v in grouped.items()}
+        return index.get(length, ())
+
+    def _choose(self, pool_name: str, seg: str, stream: KeyStream, aim: bool) -> str:
+        """A word of pool `pool_name`; when `aim` (`--length-preserving` redraws) one of `seg`'s
+        length if the pool has one, so the address keeps its length and all its parts."""
+        if aim:
+            same = self._of_length(pool_name, len(seg))
+            if same:
+                return stream.choice(same)
+            if pool_name == "cities":
+                city = self._compound_city(len(seg), stream)
+                if city:
+                    return city
+        return stream.choice(self._pool(pool_name))
+
+    def _compound_city(self, length: int, stream: KeyStream) -> str:
+        """A city of `length` letters in Faker's own "{last_name}{city_suffix}" form ("Coxton",
+        "Hallburgh") when the drawn cities have none of that length; "" if no surname fits."""
+        start = stream.below(len(CITY_SUFFIXES))
+        for shortest in (4, 3, 2):  # a longer stem reads truer ("Coxton" before "Liland")
+            for i in range(len(CITY_SUFFIXES)):
+                suffix = CITY_SUFFIXES[(start + i) % len(CITY_SUFFIXES)]
+                if length - len(suffix) >= shortest:
+                    stems = self._of_length("surnames", length - len(suffix))
+                    if stems:
+                        return stream.choice(stems) + suffix
+        return ""
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, str]:
         subtype = (span.subtype or "").upper()
@@ -285,10 +356,11 @@ class LocationGenerator:
         original, subtype = parsed
         stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
         kind = classify_place(original, self.pools, subtype)
+        aim = ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM
         if kind != "address":
             lead = original[: len(original) - len(original.lstrip())]
             trail = original[len(original.rstrip()) :]
-            return lead + self._segment(original.strip(), stream, ctx, kind) + trail
+            return lead + self._segment(original.strip(), stream, ctx, kind, aim) + trail
         out = []
         for m in _SEGMENT.finditer(original):
             piece = m.group()
@@ -297,7 +369,7 @@ class LocationGenerator:
                 continue
             lead = piece[: len(piece) - len(piece.lstrip())]
             trail = piece[len(piece.rstrip()) :]
-            out.append(lead + self._segment(piece.strip(), stream, ctx) + trail)
+            out.append(lead + self._segment(piece.strip(), stream, ctx, "", aim) + trail)
         return "".join(out)
 
     def _zip(self, text: str, stream: KeyStream, ctx: SurrogateContext, state: str | None) -> str:
@@ -311,11 +383,11 @@ class LocationGenerator:
             return text[0] + shape_scramble(text[1:], stream)
         return shape_scramble(text, stream) if five else text
 
-    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "") -> str:
+    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "", aim: bool = False) -> str:
         if not kind:
             m = _STATE_ZIP.fullmatch(seg)
             if m and state_of(m.group("state"), self.pools):
-                state = self._segment(m.group("state"), stream, ctx)
+                state = self._segment(m.group("state"), stream, ctx, "", aim)
                 pair = self.pools.state_by_key.get(fold(state))
                 zip_new = self._zip(m.group("zip"), stream, ctx, pair[1] if pair else None)
                 return seg[: m.start("state")] + state + seg[m.end("state") : m.start("zip")] + zip_new
@@ -335,13 +407,13 @@ class LocationGenerator:
         if kind == "room":
             return _room(seg, stream)
         if kind == "country":
-            country = stream.choice(self.pools.countries)
+            country = self._choose("countries", seg, stream, aim)
             if fold(country) == fold(seg):
-                country = stream.choice(self.pools.countries)
-            return _whole_case(seg, country)
+                country = self._choose("countries", seg, stream, aim)
+            return whole_case(seg, country)
         if kind == "street":
-            return self._street(seg, stream)
-        return _whole_case(seg, stream.choice(self.pools.cities))
+            return self._street(seg, stream, aim)
+        return whole_case(seg, self._choose("cities", seg, stream, aim))
 
     def _state(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str) -> str:
         """Another state in the same form: a name for a name, a postal code for a code."""
@@ -353,9 +425,9 @@ class LocationGenerator:
             new_name, new_abbr = self.pools.states[(self.pools.states.index((name, abbr)) + 1) % 51]
         if kind == "state_code":
             return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
-        return _whole_case(seg, new_name)
+        return whole_case(seg, new_name)
 
-    def _street(self, seg: str, stream: KeyStream) -> str:
+    def _street(self, seg: str, stream: KeyStream, aim: bool = False) -> str:
         """House number (same digit count), keyed street words; type and direction kept."""
         out = []
         for m in re.finditer(r"\S+|\s+", seg):
@@ -369,8 +441,7 @@ class LocationGenerator:
                     digits = str(1 + stream.below(9)) + digits[1:]
                 out.append(digits)
             else:
-                pool = self.pools.street_words if stream.below(2) else self.names.surnames
-                word = stream.choice(pool)
+                word = self._choose("street_words" if stream.below(2) else "surnames", tok.rstrip(".,"), stream, aim)
                 out.append(apply_case(word, case_style(tok)) + tok[len(tok.rstrip(".,")) :])
         return "".join(out)
 
@@ -385,72 +456,3 @@ def _room(ident: str, stream: KeyStream) -> str:
         if new != ident:
             return new
     return new
-
-
-# --- vendors -------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _single_word_vendors() -> frozenset[str]:
-    """Vendor lexicon entries of one word ("Healthineers", "Siemens"): brands, never generic."""
-    terms = read_word_list(bundled_data_path("lexicons", "vendors.txt"))
-    return frozenset(fold(t.lstrip("=").lstrip("\\")) for t in terms if " " not in t.strip())
-
-
-class VendorGenerator:
-    """Device, software and company names, replaced as one entity: every brand, series and model
-    word becomes an invented one of the same shape (`brands.brand_token`: `LOGIQ E9` -> `VERIX
-    C7`, `Hologic 3Dimensions` -> `Calderix 4Spectra`); generic words ("Healthcare", "CT",
-    "PACS") stay; a word that is itself a vendor ("Healthineers") is never generic."""
-
-    realism_check = True
-
-    def __init__(self, locale: str) -> None:
-        self.pools = place_pools(locale)
-        self.generic = self.pools.vendor_generic - _single_word_vendors()
-        real = real_vendor_words()
-        self.brands = tuple(b for b in self.pools.vendor_names if fold(b) not in real)
-
-    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
-        return original, self._tokens(original)
-
-    @lru_cache(maxsize=1 << 14)  # noqa: B019 - one generator per replacer, pure function of the text
-    def _tokens(self, original: str) -> tuple[tuple[str, str, str], ...]:
-        """(token, folded, kind) with kind keep / brand (a capitalised word) / shape; cached."""
-        out = []
-        for m in re.finditer(r"[^\W_]+|[\W_]+", original):
-            tok = m.group()
-            low = fold(tok)
-            if not tok[0].isalnum() or low in self.generic:
-                kind = "keep"
-            elif tok.isalpha() and tok[0].isupper() and tok[1:].islower() and len(tok) > 2:
-                kind = "brand"
-            else:
-                kind = "shape"
-            out.append((tok, low, kind))
-        return tuple(out)
-
-    def generate(
-        self, parsed: tuple[str, tuple[tuple[str, str, str], ...]], ctx: SurrogateContext, attempt: int
-    ) -> str:
-        original, tokens = parsed
-        extra = (str(attempt),) * bool(attempt)
-        out = []
-        changed = False
-        for tok, low, kind in tokens:
-            if kind == "keep":
-                out.append(tok)
-                continue
-            stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
-            changed = True
-            if kind == "shape":
-                out.append(brand_token(tok, stream))
-            else:
-                brand = stream.choice(self.brands)
-                if fold(brand) == low:
-                    brand = stream.choice(self.brands)
-                out.append(apply_case(brand, case_style(tok)))
-        if not changed:  # only generic words: name a brand anyway, so the span still changes
-            stream = ctx.keyed.stream(ctx.scope, "vendor", fold(original), *extra)
-            return _whole_case(original, stream.choice(self.brands))
-        return "".join(out)
