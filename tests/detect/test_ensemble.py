@@ -67,9 +67,10 @@ def test_vote_k_of_n() -> None:
 def test_category_follows_the_resolvers_priorities() -> None:
     rank = resolver_rank(ResolverConfig(category_priority={H: 10, P: 1}))
     assert run([A, B, C], "vote:all", rank=rank) == [("Smith", H)]
-    # source priority counts too, as in the resolver: member c's spans win everywhere they vote
+    # source priority counts too, as in the resolver: member c's HCW names all of a's "John Smith"
     rank = resolver_rank(ResolverConfig(source_priority={"c": 100}, category_priority={P: 6, H: 5}))
-    assert run([A, C], "vote:1", rank=rank) == [("John", P), ("Smith", H), ("2020-01-02", D)]
+    assert run([A, C], "vote:1", rank=rank) == [("John Smith", H), ("2020-01-02", D)]
+    assert run([A, C], "vote:1") == [("John Smith", P), ("2020-01-02", D)]
 
 
 def test_gap_merges_only_when_one_member_covered_it() -> None:
@@ -80,10 +81,19 @@ def test_gap_merges_only_when_one_member_covered_it() -> None:
     names = "Seen by John, Mary and Ann Lee."
     both = [Fake("a", ("John", P), ("Mary", P)), Fake("b", ("John", P), ("Mary", P), ("Ann Lee", P))]
     assert run(both, "vote:1", names) == [("John", P), ("Mary", P), ("Ann Lee", P)]
-    # a different category on the far side never joins, even under one member's span
+    # units voted different categories under one member's span stay one span, as overlapping spans
+    # do in the resolver: the best-ranked member span names it ("Southern Tunisia": the model says
+    # HOSPITAL for both words, the place list LOCATION for "Tunisia")
     mixed = [Fake("a", ("John Smith", P)), Fake("b", ("Smith", H))]
     rank = resolver_rank(ResolverConfig(category_priority={H: 10}))
-    assert run(mixed, "vote:1", rank=rank) == [("John", P), ("Smith", H)]
+    assert run(mixed, "vote:1", rank=rank) == [("John Smith", H)]
+    apart = [Fake("a", ("John", P)), Fake("b", ("Smith", H))]
+    assert run(apart, "vote:1", rank=rank) == [("John", P), ("Smith", H)]
+    place = "Trip to Southern Tunisia."
+    members = [Fake("model", ("Southern Tunisia", HOSP)), Fake("places", ("Tunisia", Category.LOCATION))]
+    rank = resolver_rank(ResolverConfig(source_priority={"places": 20, "model": 10}))
+    assert run(members, "vote:1", place, rank=rank) == [("Southern Tunisia", Category.LOCATION)]
+    assert run(members, "vote:2", place, rank=rank) == [("Tunisia", Category.LOCATION)]
 
 
 def test_offsets_are_exact_inside_tokens() -> None:
@@ -209,3 +219,15 @@ def test_config_errors_say_what_is_wrong(tmp_path: Path) -> None:
     config = _load({"members": ["rules"], "strategy": "learned", "combiner": str(missing)})
     with pytest.raises(ConfigError, match=f"combiner file not found: {missing}"):
         build_detector("ensemble", config)
+
+
+def test_model_options_act_on_the_ensembles_members() -> None:
+    """--no-model takes the model out of the ensemble; --model names it without running it twice."""
+    from radeid.cli_support import load_job_config
+
+    path = EXAMPLES / "ensemble.toml"
+    config = load_job_config(path, {}, no_model=True)
+    assert config.pipeline.detectors == ("ensemble",) and config.ensemble.members == ("rules", "lexicon")
+    config = load_job_config(path, {"detectors.transformer.model": "some/model"})
+    assert config.pipeline.detectors == ("ensemble",) and "transformer" in config.ensemble.members
+    assert config.transformer.model == "some/model"

@@ -3,12 +3,14 @@
 Units are the evaluation tokens (`radeid.tokens.word_tokens`) cut at every member span's start
 and end, so each member span is an exact union of units: a member alone under `vote:1` gives back
 its own spans. Whitespace is never a unit; whether two voted units become one span is decided by
-the members (`to_spans`), so "John Smith" stays one span and "John, Mary" two.
+the members (`to_spans`): only when one member had a single span over both, so "John Smith" stays
+one span and "John, Mary" two.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,9 +90,11 @@ def project(text: str, member_spans: Sequence[Sequence[Span]], rank: Rank) -> Pr
 def to_spans(projection: Projection, decisions: Sequence[UnitDecision], tag: str, rank: Rank) -> list[Span]:
     """Voted units back to spans.
 
-    Consecutive voted units of one category become one span only when a member had a single span
-    covering both (and so the gap between them). The span's subtype and source come from the
-    best-ranked member span of that category inside it: source `ensemble/<tag>/<member source>`,
+    Consecutive voted units become one span only when a member had a single span covering both
+    (and so the gap between them). Like the resolver's merge of overlapping spans, a span whose
+    units were voted different categories takes the category of its best-ranked member span among
+    those categories (learned: the combiner's categories; if no member named one, the most frequent).
+    Subtype and source come from that member span: source `ensemble/<tag>/<member source>`,
     which the resolver reads through (`radeid.resolve.member_source`) for strong sources, form
     checks and priorities. The score is the lowest unit score of the span.
     """
@@ -101,11 +105,12 @@ def to_spans(projection: Projection, decisions: Sequence[UnitDecision], tag: str
     def close() -> None:
         if not run:
             return
-        category = decisions[run[0]].category
-        assert category is not None
+        decided = Counter(decisions[u].category for u in run)
         candidates = [b[u] for b in projection.best for u in run]
-        named = [s for s in candidates if s is not None and s.category == category]
+        named = [s for s in candidates if s is not None and s.category in decided]
         rep = max(named, key=rank) if named else None
+        category = rep.category if rep is not None else decided.most_common(1)[0][0]
+        assert category is not None
         source = f"ensemble/{tag}/{rep.source}" if rep is not None and rep.source else f"ensemble/{tag}"
         out.append(
             Span(
@@ -125,11 +130,7 @@ def to_spans(projection: Projection, decisions: Sequence[UnitDecision], tag: str
             continue
         if run:
             prev = run[-1]
-            joined = (
-                prev == u - 1
-                and decisions[prev].category == decision.category
-                and max(r[prev] for r in projection.reach) >= units[u][1]
-            )
+            joined = prev == u - 1 and max(r[prev] for r in projection.reach) >= units[u][1]
             if not joined:
                 close()
         run.append(u)
