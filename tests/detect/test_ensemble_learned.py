@@ -189,3 +189,22 @@ def test_cli_fit_refuses_bad_options(tmp_path: Path) -> None:
     result = runner.invoke(app, ["ensemble", "fit", str(tmp_path / "none.jsonl"), "-o", str(out)])
     assert result.exit_code == 2 and "gold not found" in result.output
     assert not out.exists()
+
+
+def test_the_run_fingerprint_covers_the_combiner_file(tmp_path: Path) -> None:
+    """A resumed run must notice a refitted combiner (the spec hashes every file the config names)."""
+    from radeid.spec import PipelineSpec
+
+    rows, labels = table()
+    path = tmp_path / "combiner.json"
+    Combiner.fit(["rules"], "tree", FEATURES, rows, labels).save(path)
+    config = Config.load(
+        overrides={
+            "pipeline": {"detectors": ["ensemble"]},
+            "detectors": {"ensemble": {"members": ["rules"], "strategy": "learned", "combiner": str(path)}},
+            "replace": {"mode": "tag"},
+        }
+    )
+    before = PipelineSpec(config).fingerprint()
+    Combiner.fit(["rules"], "nb", FEATURES, rows, labels).save(path)
+    assert PipelineSpec(config).fingerprint() != before
