@@ -35,7 +35,7 @@ def _fail(err: Console, message: str) -> typer.Exit:
 def fit(
     gold: Annotated[
         list[Path],
-        typer.Argument(metavar="GOLD...", help="Annotated documents in any gold format `radeid evaluate` reads."),
+        typer.Argument(metavar="GOLD", help="Annotated documents in any gold format `radeid evaluate` reads."),
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="The combiner file to write (JSON).")],
     members: Annotated[
@@ -57,8 +57,8 @@ def fit(
     """Fit a combiner over the members' token decisions on GOLD and write it as JSON (no pickle).
 
     The file records the members, the features, the model kind, the scikit-learn version and a
-    SHA-256 of the gold files; point `[detectors.ensemble] combiner` at it with
-    `strategy = "learned"` and the same members.
+    SHA-256 of the gold files; name it as `combiner` in the detectors.ensemble section of a config,
+    with `strategy = "learned"` and the same members.
 
     Example:
 

@@ -38,7 +38,8 @@ class EnsembleDetector:
     """Runs its members and combines their spans per unit (`radeid.detect.ensemble.projection`).
 
     `strategy`: "vote:K", "vote:all", "weighted" (with `weights[member][CATEGORY or "*"]` and
-    `threshold`) or "learned" (with a `combiner` and the `features` it was fitted with). Spans
+    `threshold`) or "learned" (with a `combiner` and the `features` it was fitted with). `rank`
+    orders member spans (default: the bundled config's resolver priorities). Spans
     of the user's deny lists (`lexicon/deny`) are the user's decision and pass through unvoted.
     """
 
@@ -67,7 +68,11 @@ class EnsembleDetector:
         )
         self.strategy = self.settings.strategy.strip().lower()
         self.k = self.settings.vote_count()
-        self.rank = rank or resolver_rank(ResolverConfig())
+        if rank is None:  # the shipped priorities (rules over word lists over the model)
+            from radeid.config import Config
+
+            rank = resolver_rank(Config.load().resolver)
+        self.rank = rank
         self.combiner = combiner
         self.features = features
         if self.strategy == "learned":
