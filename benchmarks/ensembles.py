@@ -47,7 +47,10 @@ REPO = Path(__file__).resolve().parents[1]
 PRESIDIO = REPO.parent / "shared" / "data" / "presidio_synth.dev.jsonl"
 if not PRESIDIO.exists():
     PRESIDIO = Path("/work/shared/data/presidio_synth.dev.jsonl")
-HELDOUT = Path("/work/main/runs/eval/synth_heldout.jsonl")
+# held-out synthetic reports: radeid synth -n 300 --seed 2 --start 500000 -o runs/eval/synth_heldout.jsonl
+HELDOUT = REPO / "runs" / "eval" / "synth_heldout.jsonl"
+if not HELDOUT.exists():
+    HELDOUT = Path("/work/main/runs/eval/synth_heldout.jsonl")
 EXAMPLES = REPO / "examples"
 MODELS = {"tree": "tree", "naive Bayes": "nb", "boosting": "boost"}
 
