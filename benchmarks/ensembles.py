@@ -261,7 +261,8 @@ def print_table(table: dict[str, dict[str, object]], sets: list[str], sizes: dic
         for row, data in table.items():
             s = data["sets"][name]  # type: ignore[index]
             ms = float(data["seconds_per_doc"][name]) * 1000  # type: ignore[index]
-            print(f"| {row} | {cell(s['precision'])} | {cell(s['recall'])} | {cell(s['f1'])} | {ms:.2f} |")
+            speed = f"{ms:.2f}" if "no ensemble" not in row else "-"  # nothing combined: resolver only
+            print(f"| {row} | {cell(s['precision'])} | {cell(s['recall'])} | {cell(s['f1'])} | {speed} |")
 
 
 if __name__ == "__main__":
