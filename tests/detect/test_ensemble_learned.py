@@ -112,10 +112,14 @@ def test_learned_ensemble_follows_the_member_the_gold_agrees_with() -> None:
     ensemble = EnsembleDetector(members, "learned", combiner=combiner, features=features, rank=rank)  # type: ignore[arg-type]
     found = ensemble.detect([Document(d.id, d.text) for d in docs[:3]])
     for doc, got in zip(docs[:3], found, strict=True):
-        assert [(s.start, s.end, s.category, s.source) for s in got] == [
-            (8, 11, Category.PATIENT, "ensemble/learned:tree/good")
+        # the name comes back from both members, as PATIENT (the combiner's category, not noisy's
+        # HCW); noisy's "today" is voted out
+        assert sorted((s.start, s.end, s.category, s.source) for s in got) == [
+            (8, 11, Category.PATIENT, "ensemble/learned:tree/good"),
+            (8, 11, Category.PATIENT, "ensemble/learned:tree/noisy"),
         ], doc.id
-    assert EnsembleDetector(members, "vote:1").detect([Document("d0", docs[0].text)])[0][1].end == 17  # type: ignore[arg-type]
+    voted = EnsembleDetector(members, "vote:1").detect([Document("d0", docs[0].text)])[0]  # type: ignore[arg-type]
+    assert (12, 17) in [(s.start, s.end) for s in voted]
     with pytest.raises(ConfigError, match="fitted for members good, noisy"):
         EnsembleDetector(members[::-1], "learned", combiner=combiner, features=features)  # type: ignore[arg-type]
 

@@ -14,7 +14,7 @@ from radeid.detect.ensemble.projection import Projection, Rank, UnitDecision, pr
 from radeid.detect.ensemble.strategies import vote, weighted
 from radeid.detect.protected import ProtectedContent
 from radeid.document import Document, Span
-from radeid.resolve import DENY_SOURCE, source_priority
+from radeid.resolve import DENY_SOURCE, ENSEMBLE_SOURCE, member_source, source_priority
 from radeid.sections import EnsembleConfig, ResolverConfig
 
 if TYPE_CHECKING:
@@ -24,10 +24,13 @@ __all__ = ["EnsembleDetector", "resolver_rank"]
 
 
 def resolver_rank(config: ResolverConfig) -> Rank:
-    """The resolver's overlap order (source + category priority, then length, then score)."""
+    """The resolver's overlap order (source + category priority, then length, then score); an
+    ensemble span ranks by its member's source, as in `Resolver.rank`."""
 
     def rank(span: Span) -> tuple[int, int, float]:
         priority = source_priority(span.source, config.source_priority)
+        if not priority and span.source.startswith(ENSEMBLE_SOURCE):
+            priority = source_priority(member_source(span.source), config.source_priority)
         priority += config.category_priority.get(span.category, 0)
         return (priority, len(span), span.score)
 
@@ -148,10 +151,16 @@ class EnsembleDetector:
             passed.append([s for found in spans for s in found if s.source.startswith(DENY_SOURCE)])
             projections.append(project(text, voted, self.rank))
         decisions = self._decide(texts, projections)
+        counts = self._has_weight if self.strategy == "weighted" else None
+        learned = self.combiner is not None
         return [
-            sorted([*deny, *to_spans(p, d, self.tag, self.rank)])
+            sorted([*deny, *to_spans(p, d, self.tag, counts=counts, learned=learned)])
             for p, d, deny in zip(projections, decisions, passed, strict=True)
         ]
+
+    def _has_weight(self, member: int, span: Span) -> bool:
+        """A span of a member whose weight for its category is 0 gave no vote: it is not given back."""
+        return self.settings.weight(self.member_names[member], span.category) > 0
 
     def _decide(self, texts: Sequence[str], projections: Sequence[Projection]) -> list[list[UnitDecision]]:
         if self.k is not None:

@@ -1,10 +1,14 @@
 """Member spans onto shared units, and voted units back to spans, with exact offsets.
 
 Units are the evaluation tokens (`radeid.tokens.word_tokens`) cut at every member span's start
-and end, so each member span is an exact union of units: a member alone under `vote:1` gives back
-its own spans. Whitespace is never a unit; whether two voted units become one span is decided by
-the members (`to_spans`): only when one member had a single span over both, so "John Smith" stays
-one span and "John, Mary" two.
+and end, so each member span is an exact union of units. Strategies decide per unit; `to_spans`
+then gives back each member's spans clipped to the voted units: a member span whose units were
+all voted comes back whole (so "John Smith" stays one span and "John, Mary" two: two voted units
+are joined only where one member had a single span over both, and the gap between them), one with
+units voted out comes back in pieces. The resolver then settles the overlaps of these spans exactly
+as it settles the overlaps of detectors' spans (category by its priorities, union extent), judging
+each by its member's source; so a member alone under `vote:1` gives back its own spans, and
+`vote:1` of several members is what the pipeline does with the same detectors and no ensemble.
 """
 
 from __future__ import annotations
@@ -30,12 +34,12 @@ class Projection:
     """Units of one text and, per member, what it says about each unit.
 
     best[m][u]: member m's best-ranked span covering unit u (None: m says not PHI);
-    reach[m][u]: the farthest end of m's spans covering u (0: none), for the gap rule.
+    covers[m]: member m's spans with the units each covers, `(span, first unit, last unit + 1)`.
     """
 
     units: list[tuple[int, int]]
     best: list[list[Span | None]]
-    reach: list[list[int]]
+    covers: list[list[tuple[Span, int, int]]]
 
     def __len__(self) -> int:
         return len(self.units)
@@ -69,70 +73,97 @@ def project(text: str, member_spans: Sequence[Sequence[Span]], rank: Rank) -> Pr
     units = units_of(text, cuts)
     starts = [u[0] for u in units]
     best_all: list[list[Span | None]] = []
-    reach_all: list[list[int]] = []
+    covers_all: list[list[tuple[Span, int, int]]] = []
     for spans in member_spans:
         best: list[Span | None] = [None] * len(units)
-        reach = [0] * len(units)
+        covers: list[tuple[Span, int, int]] = []
         for span in spans:
             # units are cut at span.end, so a unit starting inside the span ends inside it too
-            i = bisect_left(starts, span.start)
+            first = i = bisect_left(starts, span.start)
             while i < len(units) and units[i][0] < span.end:
                 current = best[i]
                 if current is None or rank(span) > rank(current):
                     best[i] = span
-                reach[i] = max(reach[i], span.end)
                 i += 1
+            if i > first:  # a span of whitespace alone covers no unit
+                covers.append((span, first, i))
         best_all.append(best)
-        reach_all.append(reach)
-    return Projection(units, best_all, reach_all)
+        covers_all.append(covers)
+    return Projection(units, best_all, covers_all)
 
 
-def to_spans(projection: Projection, decisions: Sequence[UnitDecision], tag: str, rank: Rank) -> list[Span]:
-    """Voted units back to spans.
+def to_spans(
+    projection: Projection,
+    decisions: Sequence[UnitDecision],
+    tag: str,
+    *,
+    counts: Callable[[int, Span], bool] | None = None,
+    learned: bool = False,
+) -> list[Span]:
+    """Each member span clipped to the voted units, as `ensemble/<tag>/<member source>` spans.
 
-    Consecutive voted units become one span only when a member had a single span covering both
-    (and so the gap between them). Like the resolver's merge of overlapping spans, a span whose
-    units were voted different categories takes the category of its best-ranked member span among
-    those categories (learned: the combiner's categories; if no member named one, the most frequent).
-    Subtype and source come from that member span: source `ensemble/<tag>/<member source>`,
-    which the resolver reads through (`radeid.resolve.member_source`) for strong sources, form
-    checks and priorities. The score is the lowest unit score of the span.
+    `counts(member, span)` leaves out spans that gave no vote (a zero weight). For vote and
+    weighted strategies a piece keeps its member's category, subtype and score, and the resolver's
+    priorities settle disagreements. For `learned`, the combiner's categories decide: a piece
+    takes the category the combiner gave most of its units (its member's on a tie), the lowest
+    unit probability as its score, and voted units no member span covers come back on their own
+    (source `ensemble/<tag>`).
     """
     units = projection.units
     out: list[Span] = []
+    claimed = [False] * len(units)
+
+    def emit(span: Span, first: int, last: int) -> None:  # units first..last-1
+        category, subtype, score = span.category, span.subtype, span.score
+        if learned:
+            decided = Counter(decisions[u].category for u in range(first, last))
+            top = max(decided.values())
+            if decided.get(category, 0) < top:
+                category = next(c for c, n in decided.most_common() if n == top and c is not None)
+                subtype = None
+            score = min(decisions[u].score for u in range(first, last))
+        source = f"ensemble/{tag}/{span.source}" if span.source else f"ensemble/{tag}"
+        out.append(Span(units[first][0], units[last - 1][1], category, subtype, score, source))
+        for u in range(first, last):
+            claimed[u] = True
+
+    for m, covered in enumerate(projection.covers):
+        for span, first, end in covered:
+            if counts is not None and not counts(m, span):
+                continue
+            run = None
+            for u in range(first, end + 1):
+                voted = u < end and decisions[u].category is not None
+                if voted and run is None:
+                    run = u
+                elif not voted and run is not None:
+                    emit(span, run, u)
+                    run = None
+    if learned:
+        _uncovered(units, decisions, claimed, tag, out)
+    return sorted(out)
+
+
+def _uncovered(
+    units: Sequence[tuple[int, int]], decisions: Sequence[UnitDecision], claimed: list[bool], tag: str, out: list[Span]
+) -> None:
+    """Units a learned combiner calls PHI that no member span covers: touching ones of one
+    category become one span (no member said anything about a gap, so none is crossed)."""
     run: list[int] = []
 
     def close() -> None:
-        if not run:
-            return
-        decided = Counter(decisions[u].category for u in run)
-        candidates = [b[u] for b in projection.best for u in run]
-        named = [s for s in candidates if s is not None and s.category in decided]
-        rep = max(named, key=rank) if named else None
-        category = rep.category if rep is not None else decided.most_common(1)[0][0]
-        assert category is not None
-        source = f"ensemble/{tag}/{rep.source}" if rep is not None and rep.source else f"ensemble/{tag}"
-        out.append(
-            Span(
-                units[run[0]][0],
-                units[run[-1]][1],
-                category,
-                subtype=rep.subtype if rep is not None else None,
-                score=min(decisions[u].score for u in run),
-                source=source,
-            )
-        )
-        run.clear()
+        if run:
+            category = decisions[run[0]].category
+            assert category is not None
+            score = min(decisions[u].score for u in run)
+            out.append(Span(units[run[0]][0], units[run[-1]][1], category, None, score, f"ensemble/{tag}"))
+            run.clear()
 
     for u, decision in enumerate(decisions):
-        if decision.category is None:
+        if decision.category is None or claimed[u]:
             close()
             continue
-        if run:
-            prev = run[-1]
-            joined = prev == u - 1 and max(r[prev] for r in projection.reach) >= units[u][1]
-            if not joined:
-                close()
+        if run and (units[run[-1]][1] != units[u][0] or decisions[run[-1]].category != decision.category):
+            close()
         run.append(u)
     close()
-    return out
