@@ -1,4 +1,8 @@
-"""Vote and weighted strategies: one `UnitDecision` per unit from the members' unit spans."""
+"""Vote and weighted strategies: one `UnitDecision` per unit from the members' unit spans.
+
+Only whether a unit is PHI matters downstream (`to_spans` gives back the members' own spans and
+categories); the category and score recorded here say which member span would name the unit.
+"""
 
 from __future__ import annotations
 
