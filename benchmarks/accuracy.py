@@ -41,8 +41,8 @@ from radeid import Document
 from radeid.config import Config
 from radeid.document import Span
 from radeid.evaluate.loading import read_spans_jsonl
-from radeid.evaluate.tokens import covered_tokens, word_tokens
 from radeid.pipeline import Deidentifier
+from radeid.tokens import covered_tokens, word_tokens
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"

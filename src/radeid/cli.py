@@ -33,6 +33,7 @@ from radeid.cli_support import (
     with_shared_options,
 )
 from radeid.config import Config, ConfigError
+from radeid.ensemble_command import register as register_ensemble
 from radeid.evaluate.commands import register as register_evaluate
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
@@ -414,6 +415,7 @@ def default_config() -> None:
     sys.stdout.write(bundled_data_path("config.toml").read_text(encoding="utf-8"))
 
 
+register_ensemble(app)
 register_evaluate(app)
 register_model(app)
 register_review(app)

@@ -228,10 +228,17 @@ def load_job_config(config_path: Path | None, overlay: Mapping[str, Any], *, no_
             table = table.setdefault(section, {})
         table[key] = value
     detectors = list(base.pipeline.detectors)
-    if "detectors.transformer.model" in overlay and "transformer" not in detectors:
+    # with an ensemble that has the model as a member, --model only names the model, --no-model
+    # takes the member out (the model is never also run on its own)
+    members = list(base.ensemble.members) if "ensemble" in detectors else []
+    if "detectors.transformer.model" in overlay and "transformer" not in detectors + members:
         detectors.append("transformer")
     if no_model:
         detectors = [d for d in detectors if d != "transformer"]
+        if "transformer" in members:
+            nested.setdefault("detectors", {}).setdefault("ensemble", {})["members"] = [
+                m for m in members if m != "transformer"
+            ]
     if detectors != list(base.pipeline.detectors):
         nested.setdefault("pipeline", {})["detectors"] = detectors
     return Config.load(config_path, nested)

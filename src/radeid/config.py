@@ -20,6 +20,7 @@ from radeid.sections import (
     LABEL_SCHEMES,
     ON_ERROR,
     TRANSFORMER_BACKENDS,
+    EnsembleConfig,
     IOConfig,
     LexiconConfig,
     PipelineConfig,
@@ -48,7 +49,12 @@ class ConfigError(ValueError):
 
 #: Typed sections of the built-in detectors; a detector registered by a user keeps its
 #: `[detectors.<name>]` table as a plain mapping and checks it in its own `from_config`.
-DETECTOR_SECTIONS: dict[str, type] = {"rules": RulesConfig, "lexicon": LexiconConfig, "transformer": TransformerConfig}
+DETECTOR_SECTIONS: dict[str, type] = {
+    "rules": RulesConfig,
+    "lexicon": LexiconConfig,
+    "transformer": TransformerConfig,
+    "ensemble": EnsembleConfig,
+}
 
 # Sections that moved; a file using the old name gets told where they went.
 _MOVED = {"rules": "detectors.rules", "lexicon": "detectors.lexicon", "transformer": "detectors.transformer",
@@ -96,6 +102,10 @@ class Config:
     @property
     def transformer(self) -> TransformerConfig:
         return self.detectors["transformer"]  # type: ignore[no-any-return]
+
+    @property
+    def ensemble(self) -> EnsembleConfig:
+        return self.detectors["ensemble"]  # type: ignore[no-any-return]
 
     def with_section(self, name: str, **changes: Any) -> Config:
         """This config with some keys of one section changed (`"detectors.transformer"` for a detector)."""
@@ -155,6 +165,19 @@ class Config:
         if self.io.on_error not in ON_ERROR:
             raise ConfigError(f"io.on_error must be one of {', '.join(ON_ERROR)}, not {self.io.on_error!r}")
         self._validate_transformer()
+        self._validate_ensemble()
+
+    def _validate_ensemble(self) -> None:
+        """A member of an ensemble is not also run on its own: its spans would skip the vote."""
+        if "ensemble" not in self.pipeline.detectors:
+            return
+        both = [m for m in self.ensemble.members if m in self.pipeline.detectors]
+        if both:
+            raise ConfigError(
+                f"pipeline.detectors lists {', '.join(repr(m) for m in both)} and 'ensemble', whose members "
+                f"include {'it' if len(both) == 1 else 'them'}; a member is not also run on its own: "
+                "remove it from pipeline.detectors (or from detectors.ensemble.members)"
+            )
 
     def _validate_transformer(self) -> None:
         t = self.transformer

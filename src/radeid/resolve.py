@@ -39,6 +39,20 @@ _NEXT_WORDS = re.compile(r"(?:[ \t]+[\w'-]+){1,2}")
 #: Spans from this source are the user's explicit decision and are never allow-listed away.
 DENY_SOURCE = "lexicon/deny"
 
+#: An ensemble span's source is `ensemble/<strategy>/<member source>`: the member span that named it.
+ENSEMBLE_SOURCE = "ensemble/"
+
+
+def member_source(source: str) -> str:
+    """The member source inside an ensemble span's source (`ensemble/vote:2/rules/date_iso` ->
+    `rules/date_iso`), so strong sources, form checks and priorities judge an ensemble span by the
+    member that named it; any other source as it is."""
+    if source.startswith(ENSEMBLE_SOURCE):
+        parts = source.split("/", 2)
+        if len(parts) == 3:
+            return parts[2]
+    return source
+
 
 def normalize_term(text: str) -> str:
     """Case- and whitespace-insensitive form used to compare a span with allow-list terms."""
@@ -112,17 +126,17 @@ class Resolver:
             kept, cut = self._apply_protected(text, kept)
             trimmed |= cut
         if self.forms is not None:
-            kept = [
-                s
-                for s in kept
-                if not (s in trimmed or self._form_checked.match(s.source)) or self.forms.plausible(text, s)
-            ]
+            kept = [s for s in kept if not (s in trimmed or self._is_form_checked(s)) or self.forms.plausible(text, s)]
         merged = merge_overlaps(kept, self.rank)
         return _drop_credentials(text, merge_touching(text, merged, self.merge_categories))
 
     def is_strong(self, span: Span) -> bool:
         """Spans of strong sources (validated cued rules, the deny list) beat protected content."""
-        return self._strong.match(span.source) is not None
+        return self._strong.match(span.source) is not None or self._strong.match(member_source(span.source)) is not None
+
+    def _is_form_checked(self, span: Span) -> bool:
+        source = span.source
+        return bool(self._form_checked.match(source) or self._form_checked.match(member_source(source)))
 
     def _apply_protected(self, text: str, spans: list[Span]) -> tuple[list[Span], set[Span]]:
         """Drop spans inside protected content; settle spans that overlap its edges.
@@ -177,6 +191,8 @@ class Resolver:
     def rank(self, span: Span) -> tuple[int, int, float]:
         """Overlap winner order: priority (source + category), then length, then score."""
         priority = source_priority(span.source, self.config.source_priority)
+        if not priority and span.source.startswith(ENSEMBLE_SOURCE):
+            priority = source_priority(member_source(span.source), self.config.source_priority)
         priority += self.config.category_priority.get(span.category, 0)
         return (priority, len(span), span.score)
 
@@ -193,9 +209,7 @@ class Resolver:
         if following is None:
             return False
         words = following.group(0).split()
-        return any(
-            normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1)
-        )
+        return any(normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1))
 
 
 def _strip_possessive(term: str) -> str:
@@ -281,8 +295,11 @@ def _joins(text: str, prev: Span, span: Span) -> bool:
     if gap in (",", ", ") and span.category in _COMMA_JOINS:
         return not _is_credential(text, span)
     # "R" + ". " + "Vizirov": the gap holds the period of a one-letter initial
-    return gap in (".", ". ") and prev.end - prev.start >= 1 and text[prev.end - 1].isupper() and (
-        prev.end - 1 == prev.start or not text[prev.end - 2].isalnum()
+    return (
+        gap in (".", ". ")
+        and prev.end - prev.start >= 1
+        and text[prev.end - 1].isupper()
+        and (prev.end - 1 == prev.start or not text[prev.end - 2].isalnum())
     )
 
 

@@ -13,6 +13,8 @@ from typing import Literal
 from radeid.categories import Category
 
 __all__ = [
+    "ENSEMBLE_STRATEGIES",
+    "EnsembleConfig",
     "IOConfig",
     "LexiconConfig",
     "MaskConfig",
@@ -28,6 +30,8 @@ __all__ = [
 TRANSFORMER_BACKENDS = ("auto", "onnx", "torch")
 LABEL_SCHEMES = ("auto", "bio", "io")
 ON_ERROR = ("fail", "skip")
+#: `vote:K` (K a positive number) and `vote:all` are also accepted (`EnsembleConfig.vote_count`).
+ENSEMBLE_STRATEGIES = ("vote:K", "vote:all", "weighted", "learned")
 
 
 @dataclass(frozen=True)
@@ -181,3 +185,69 @@ class SurrogateOptions:
             except ValueError:
                 pass
         raise ValueError(f"date_shift must be 'none', 'patient' or 'fixed:N', not {self.date_shift!r}")
+
+
+@dataclass(frozen=True)
+class EnsembleConfig:
+    """The `ensemble` detector (`radeid.detect.ensemble`): members voted or combined per token.
+
+    members: registered detector names, each built from its own `[detectors.<name>]` section.
+    strategy: "vote:K" (at least K members), "vote:all", "weighted" (sum of the voting members'
+        weights reaches `threshold`), or "learned" (the combiner file, `radeid ensemble fit`).
+    weights: `{member: {CATEGORY or "*": weight}}` for "weighted"; a missing weight is 1.0.
+    """
+
+    members: tuple[str, ...] = ("rules", "lexicon", "transformer")
+    strategy: str = "vote:1"
+    weights: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    threshold: float = 1.0
+    combiner: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ValueError("members must name at least one detector")
+        if len(set(self.members)) != len(self.members):
+            raise ValueError(f"members lists a detector twice: {list(self.members)}")
+        if "ensemble" in self.members:
+            raise ValueError("an ensemble cannot be a member of itself")
+        self.vote_count()  # validates the strategy
+        if self.strategy == "learned" and not self.combiner:
+            raise ValueError('strategy "learned" needs combiner = "path/to/combiner.json" (radeid ensemble fit)')
+        if not isinstance(self.weights, Mapping):
+            raise ValueError("weights must be a table {member = {CATEGORY = weight}}")
+        weights: dict[str, dict[str, float]] = {}
+        for member, table in self.weights.items():
+            if member not in self.members:
+                raise ValueError(f"weights names {member!r}, which is not a member ({', '.join(self.members)})")
+            if not isinstance(table, Mapping):
+                raise ValueError(f"weights.{member} must be a table {{CATEGORY = weight}}")
+            weights[member] = {}
+            for key, value in table.items():
+                name = "*" if key == "*" else Category.parse(key).value
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError(f"weights.{member}.{key} must be a number")
+                weights[member][name] = float(value)
+        object.__setattr__(self, "weights", weights)
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float) or self.threshold <= 0:
+            raise ValueError("threshold must be a positive number")
+
+    def vote_count(self) -> int | None:
+        """K of "vote:K" ("vote:all": the number of members); None for the other strategies."""
+        strategy = self.strategy.strip().lower()
+        if strategy in ("weighted", "learned"):
+            return None
+        if strategy.startswith("vote:"):
+            k = strategy.split(":", 1)[1]
+            if k == "all":
+                return len(self.members)
+            if k.isdigit() and 1 <= int(k) <= len(self.members):
+                return int(k)
+            if k.isdigit():
+                raise ValueError(
+                    f"{self.strategy}: K must be between 1 and the number of members ({len(self.members)})"
+                )
+        raise ValueError(f"strategy must be vote:K, vote:all, weighted or learned, not {self.strategy!r}")
+
+    def weight(self, member: str, category: Category) -> float:
+        table = self.weights.get(member, {})
+        return table.get(category.value, table.get("*", 1.0))

@@ -44,6 +44,8 @@ DETECTORS.register_lazy("presidio", "radeid.detect.adapters.presidio:from_config
 DETECTORS.register_lazy("philter", "radeid.detect.adapters.philter:from_config")
 DETECTORS.register_lazy("physionet_deid", "radeid.detect.adapters.physionet_deid:from_config")
 DETECTORS.register_lazy("spacy_ner", "radeid.detect.adapters.spacy_ner:from_config")
+# Members built by name from this registry, voted per token (`[detectors.ensemble]`).
+DETECTORS.register_lazy("ensemble", "radeid.detect.ensemble:EnsembleDetector.from_config")
 
 
 def build_detector(name: str, config: Config) -> Detector:

@@ -153,6 +153,11 @@ def only_function_words(piece: str) -> bool:
     return all(w.casefold() in words for w in _WORD.findall(piece)) and not any(ch.isdigit() for ch in piece)
 
 
+def person_names() -> frozenset[str]:
+    """First and last names (case-folded) of Faker's locales and the bundled first-name table."""
+    return _names()
+
+
 @lru_cache(maxsize=1)
 def _names() -> frozenset[str]:
     names: set[str] = set()

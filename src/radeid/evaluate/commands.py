@@ -22,9 +22,9 @@ from radeid.document import Document, Span
 from radeid.evaluate.errors_analysis import analyse_errors
 from radeid.evaluate.loading import GoldSet, load_gold, load_predictions, strip_gold
 from radeid.evaluate.metrics import EvaluationInputError, EvaluationResult, evaluate_documents
-from radeid.evaluate.tokens import get_tokenizer
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
+from radeid.tokens import get_tokenizer
 
 if TYPE_CHECKING:
     from radeid.evaluate.bootstrap import BootstrapResult

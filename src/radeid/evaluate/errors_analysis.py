@@ -25,7 +25,7 @@ from typing import Any
 
 from radeid.document import Document, Span
 from radeid.evaluate.metrics import category_order, ignored_regions
-from radeid.evaluate.tokens import Tokenizer, get_tokenizer
+from radeid.tokens import Tokenizer, get_tokenizer
 
 __all__ = ["ERROR_KINDS", "ErrorAnalysis", "ErrorEntry", "ErrorExample", "analyse_errors", "shape"]
 

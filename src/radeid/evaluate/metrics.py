@@ -2,7 +2,7 @@
 
 Definitions (every number radeid reports comes from here):
 
-* **Tokens** are the evaluation tokens of `radeid.evaluate.tokens` (maximal runs of word characters
+* **Tokens** are the evaluation tokens of `radeid.tokens` (maximal runs of word characters
   and each other non-space character alone, unless another tokenizer is asked for). A token takes
   the category of the gold (or predicted) span that overlaps it most; a token is PHI if any part of
   it is covered, so a span cutting a word in half still counts the whole word.
@@ -55,7 +55,7 @@ from radeid.evaluate.results import (
     EvaluationResult,
     Scores,
 )
-from radeid.evaluate.tokens import Tokenizer, covered_tokens, get_tokenizer, whitespace_tokens, word_tokens
+from radeid.tokens import Tokenizer, covered_tokens, get_tokenizer, whitespace_tokens, word_tokens
 
 __all__ = [
     "IGNORED_SPANS_KEY",

@@ -38,8 +38,8 @@ from radeid.evaluate.metrics import (
     evaluate_documents,
     ignored_regions,
 )
-from radeid.evaluate.tokens import Tokenizer
 from radeid.replace import Replacer
+from radeid.tokens import Tokenizer
 
 __all__ = [
     "ReplacerFactory",

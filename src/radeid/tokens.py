@@ -1,7 +1,8 @@
 """Evaluation tokens: maximal runs of word characters, and each other non-space character alone.
 
 Token-level scores need a tokenisation that does not depend on any model, so that rules, models
-and other tools (Presidio) are compared on the same units.
+and other tools (Presidio) are compared on the same units; ensembles (`radeid.detect.ensemble`) vote
+on the same units, so what they combine is what evaluation counts.
 """
 
 from __future__ import annotations
