@@ -9,7 +9,8 @@ recall and F1 on the evaluation tokens (`radeid.tokens`), with 95% bootstrap int
 documents (`radeid.evaluate.bootstrap`), per data set.
 
 Each member runs ONCE per document; its spans are cached (`--cache DIR`, JSONL per set and
-member, keyed by the gold file's SHA-256: delete the folder after changing a member) and every
+member, keyed by the gold file's SHA-256 and by every file under src/radeid plus the member's
+config section, so a changed member or model is run again) and every
 strategy is evaluated from the cache. Seconds per document are reported per member (detection)
 and per strategy (combining only, resolver excluded).
 
@@ -64,11 +65,22 @@ def fold_of(set_name: str, doc_id: str) -> int:
     return hashlib.sha256(f"{set_name}\0{doc_id}".encode()).digest()[0] % 2
 
 
+def code_fingerprint(config: Config, member: str) -> str:
+    """What a member's spans depend on besides the gold: radeid's code, data and models (every file
+    under src/radeid) and the member's config section, so a changed member never reuses old spans."""
+    digest = hashlib.sha256(repr(config.detectors.get(member)).encode())
+    package = REPO / "src" / "radeid"
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def cached_member_spans(
     cache: Path, set_name: str, fingerprint: str, member: str, detector: object, docs: Sequence[Document], batch: int
 ) -> tuple[list[list[Span]], float]:
     """The member's spans per document (from the cache when there), and seconds per document."""
-    path = cache / f"{set_name}.{fingerprint[:12]}.{member}.spans.jsonl"
+    path = cache / f"{set_name}.{fingerprint}.{member}.spans.jsonl"
     if path.exists():
         lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         header, rows = lines[0], lines[1:]
@@ -151,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     member_spans: dict[str, list[list[list[Span]]]] = {}  # set -> doc -> member -> spans
     speed: dict[str, dict[str, float]] = {m: {} for m in members}  # member -> set -> seconds per document
+    code = {member: code_fingerprint(config, member)[:12] for member in members}
     for name, gold in sets.items():
         docs = [Document(d.id, d.text, d.patient_id) for d in gold.documents]
         per_member = []
@@ -158,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             spans, per_doc = cached_member_spans(
                 args.cache,
                 name.replace(" ", "_"),
-                fingerprints[name],
+                f"{fingerprints[name][:12]}.{code[member]}",
                 member,
                 detector,
                 docs,

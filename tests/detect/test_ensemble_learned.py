@@ -212,3 +212,20 @@ def test_the_run_fingerprint_covers_the_combiner_file(tmp_path: Path) -> None:
     before = PipelineSpec(config).fingerprint()
     Combiner.fit(["rules"], "nb", FEATURES, rows, labels).save(path)
     assert PipelineSpec(config).fingerprint() != before
+
+
+def test_a_combiner_from_another_scikit_learn_version_loads_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    rows, labels = table()
+    data = Combiner.fit(["a"], "tree", FEATURES, rows, labels).to_dict()
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({**data, "sklearn": "0.0.1"}), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="radeid.detect.ensemble.combiner"):
+        Combiner.load(path)
+    assert "scikit-learn 0.0.1" in caplog.text and str(path) in caplog.text
+    caplog.clear()
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="radeid.detect.ensemble.combiner"):
+        Combiner.load(path)
+    assert caplog.text == ""

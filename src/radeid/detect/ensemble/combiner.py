@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +31,8 @@ VERSION = 1
 MODELS = ("tree", "nb", "boost")
 OUTSIDE = "O"
 RANDOM_STATE = 0
+
+_log = logging.getLogger(__name__)
 
 
 class CombinerError(ConfigError):
@@ -193,6 +196,15 @@ class Combiner:
         try:
             combiner = cls._from_dict(data)
             combiner._refit()
+            if combiner.sklearn and combiner.sklearn != sklearn_version():
+                # the refit is deterministic for one scikit-learn version, not across versions
+                _log.warning(
+                    "combiner file %s was fitted with scikit-learn %s and is refitted with %s: "
+                    "predictions may differ; run `radeid ensemble fit` again to pin them",
+                    where,
+                    combiner.sklearn,
+                    sklearn_version(),
+                )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, CombinerError):
                 raise
