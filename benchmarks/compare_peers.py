@@ -1,14 +1,16 @@
 """Other de-identifiers as radeid detectors, each alone: speed and token accuracy on the shared data.
 
-    python benchmarks/adapters.py                                  # every adapter whose extra is installed
-    python benchmarks/adapters.py --detector presidio --detector spacy_ner --limit 200
-    python benchmarks/adapters.py --config adapters.toml          # their [detectors.<name>] sections
+    python benchmarks/compare_peers.py                                  # every adapter whose extra is installed
+    python benchmarks/compare_peers.py --detector presidio --detector spacy_ner --limit 200
+    python benchmarks/compare_peers.py --config adapters.toml          # their [detectors.<name>] sections
 
 Each detector is built by name from the registry (`radeid.detect.base.DETECTORS`) with the config's
 section, run alone (no resolver, no protected-content veto) on `presidio_synth.dev.jsonl` (labelled:
 binary PHI token precision/recall/F1, scored exactly as `benchmarks/accuracy.py` scores) and on the
 PHI-free Open-i reports (false-positive tokens per 100 reports). `radeid` is the default pipeline's
-detection for comparison. Docs/s is detection time only (model loading excluded), one process.
+detection for comparison, run on the same documents in the same process. Docs/s is detection time
+only (model loading excluded), one process; "x radeid" is radeid's docs/s over the peer's, on
+both sets together (above 1: radeid is faster).
 """
 
 from __future__ import annotations
@@ -29,6 +31,13 @@ from radeid.document import Document  # noqa: E402
 from radeid.pipeline import Deidentifier  # noqa: E402
 
 ADAPTERS = ("presidio", "philter", "spacy_ner", "physionet_deid")
+
+
+def overall_rate(by_set: dict[str, dict]) -> float | None:
+    """Documents per second over every set a system ran on (total documents / total seconds)."""
+    docs = sum(r.get("documents", 0) for r in by_set.values())
+    seconds = sum(r.get("seconds", 0.0) for r in by_set.values())
+    return docs / seconds if docs and seconds else None
 
 
 def main() -> None:
@@ -61,17 +70,24 @@ def main() -> None:
             start = time.perf_counter()
             predicted = detect(docs[set_name])
             seconds = time.perf_counter() - start
-            rows[system][set_name] = score_spans(kind, data[set_name], predicted, seconds)
+            rows[system][set_name] = {
+                **score_spans(kind, data[set_name], predicted, seconds),
+                "documents": len(docs[set_name]),
+                "seconds": seconds,
+            }
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print("| detector | presidio_synth P | R | F1 | docs/s | Open-i FP tokens/100 reports | docs/s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| detector | presidio_synth P | R | F1 | docs/s | Open-i FP tokens/100 reports | docs/s | x radeid |")
+    print("|---|---|---|---|---|---|---|---|")
+    radeid_rate = overall_rate(rows.get("radeid", {}))
     for system, by_set in rows.items():
         lab, free = by_set.get("presidio_synth", {}), by_set.get("openi_iu", {})
         cells = [lab.get("precision"), lab.get("recall"), lab.get("f1"), lab.get("docs_per_s")]
         cells += [free.get("fp_tokens_per_100_reports"), free.get("docs_per_s")]
         shown = ["-" if c is None else (f"{c:.3f}" if c < 1 else f"{c:.1f}") for c in cells]
+        rate = overall_rate(by_set)
+        shown.append(f"{radeid_rate / rate:.2f}" if radeid_rate and rate else "-")
         print(f"| {system} | " + " | ".join(shown) + " |")
     print(f"\n{', '.join(f'{n}: {len(d)} docs' for n, d in data.items())}", file=sys.stderr)
 
