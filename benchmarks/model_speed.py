@@ -21,6 +21,7 @@ characters, once per `--deid-variant` (a name and `[detectors.transformer]` sett
 previous settings, stride 128, against the shipped defaults), interleaved over `--repeat` rounds:
 
     python benchmarks/model_speed.py --deid -n 600 --repeat 3
+    python benchmarks/model_speed.py --deid --baseline-src ../main/src --deid-variant "main=" --deid-variant "this="
 """
 
 from __future__ import annotations
@@ -146,7 +147,8 @@ def deid_compare(args: argparse.Namespace) -> None:
                 command = [sys.executable, "-m", "radeid", "deid", str(corpus), "-o", str(out), "-c", str(config), "-q"]
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 start = time.perf_counter()
-                subprocess.run(command, check=True, env=env)
+                source = args.baseline_src if args.baseline_src and name == next(iter(configs)) else ROOT / "src"
+                subprocess.run(command, check=True, env={**env, "PYTHONPATH": str(Path(source).resolve())})
                 rates[name].append(len(docs) / (time.perf_counter() - start))
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -188,6 +190,11 @@ def main() -> None:
         help="NAME=SETTINGS: [detectors.transformer] TOML lines joined by ';' (e.g. 'old=stride=128')",
     )
     parser.add_argument("--repeat", type=int, default=3, help="rounds for --deid")
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="run the first --deid-variant with this source tree (another checkout's src/, e.g. the previous release)",
+    )
     parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -4,10 +4,11 @@ Runs radeid's default pipeline (rules + lexicon + the transformer detector) on l
 transformer detector swapped for each variant, and prints binary-PHI token precision/recall, the
 documents whose spans differ from the first variant, the model windows scored and the model's own
 time per report (`TransformerDetector.detect`: tokenization, windows, inference, merge, decoding).
-Variants run interleaved per set, `--repeat` times for the timing (median and spread shown); the
-accuracy figures come from the first round (every round gives the same spans).
+Set `reports` (timing only) is 100 (or `--limit`) of `benchmarks/synthetic.py`'s 2,400-character
+reports. Variants run interleaved per set, `--repeat` times for the timing (median and spread
+shown); the accuracy figures come from the first round (every round gives the same spans).
 
-A variant is `NAME=LENGTH/STRIDE[/MODEL[/ONNX_FILE[/BATCH]]]`: window length in word pieces
+A variant is `NAME=LENGTH/STRIDE[:MODEL[:ONNX_FILE[:BATCH]]]`: window length in word pieces
 (special tokens included), overlap in word pieces, a model folder (default: the bundled model) and
 file inside it, and windows per inference call. A length above the model's trained limit is
 allowed here (MiniLM has 512 positions) to measure it; the detector refuses it otherwise.
@@ -40,17 +41,17 @@ from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
 from radeid.evaluate.results import PHI  # noqa: E402
 from radeid.pipeline import Deidentifier  # noqa: E402
 
-SETS = ("heldout", "examples", "presidio", "openi")
-UNLABELLED = ("openi",)
+SETS = ("heldout", "examples", "presidio", "openi", "reports")
+UNLABELLED = ("openi", "reports")
 DEFAULT_VARIANTS = ("256/128=256/128", "256/64=256/64", "256/32=256/32", "128/32=128/32", "384/64=384/64")
 
 
 def build(spec: str, base: TransformerDetector) -> TransformerDetector:
-    parts = spec.split("/")
-    length, stride = int(parts[0]), int(parts[1])
-    folder = parts[2] if len(parts) > 2 and parts[2] else base.loaded.source
-    onnx_file = parts[3] if len(parts) > 3 and parts[3] else None
-    batch = int(parts[4]) if len(parts) > 4 and parts[4] else 16
+    parts = spec.split(":")
+    length, stride = (int(x) for x in parts[0].split("/"))
+    folder = parts[1] if len(parts) > 1 and parts[1] else base.loaded.source
+    onnx_file = parts[2] if len(parts) > 2 and parts[2] else None
+    batch = int(parts[3]) if len(parts) > 3 and parts[3] else 16
     loaded = load_model(folder, backend="onnx", batch_size=batch, onnx_file=onnx_file)
     loaded = dataclasses.replace(loaded, max_length=max(loaded.max_length, length))
     det = TransformerDetector.from_loaded(
@@ -77,7 +78,7 @@ def run(deid: Deidentifier, index: int, det: TransformerDetector, docs: Sequence
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
-    parser.add_argument("--variant", action="append", help="NAME=LENGTH/STRIDE[/MODEL[/ONNX_FILE[/BATCH]]]")
+    parser.add_argument("--variant", action="append", help="NAME=LENGTH/STRIDE[:MODEL[:ONNX_FILE[:BATCH]]]")
     parser.add_argument("--data", type=Path, default=default_data())
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "gate")
     parser.add_argument("--limit", type=int, default=0, help="at most this many documents per set")
@@ -93,8 +94,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     columns = ["set", "variant", "token R", "token P", "docs changed", "windows", "model ms/report (median, min-max)"]
     rows = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for name in args.sets:
-        gold = load_gold(set_path(name, args.data, args.work))
-        docs = strip_gold(gold.documents)
+        if name == "reports":  # timing only: benchmarks/synthetic.py's 2,400-character reports
+            from synthetic import generate_reports
+
+            docs, golds, ignored = generate_reports(args.limit or 100, seed=0), [], None
+        else:
+            gold = load_gold(set_path(name, args.data, args.work))
+            docs = strip_gold(gold.documents)
+            golds, ignored = gold.documents, gold.ignored
         if args.limit:
             docs = docs[: args.limit]
         results: dict[str, dict[str, Any]] = {}
@@ -108,12 +115,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if round_ == 0:
                     results[vname] = result
         ids = {d.id for d in docs}
-        golds = [d for d in gold.documents if d.id in ids]
+        golds = [d for d in golds if d.id in ids]
         for vname, result in results.items():
             changed = sum(result["predicted"][d.id] != results[first]["predicted"][d.id] for d in docs)
             cells = [name, vname]
             if name not in UNLABELLED:
-                counts = evaluate_documents(golds, result["predicted"], ignored=gold.ignored).total("token", PHI)
+                counts = evaluate_documents(golds, result["predicted"], ignored=ignored).total("token", PHI)
                 cells += [f"{counts.recall:.4f}", f"{counts.precision:.4f}"]
             else:
                 cells += ["-", "-"]
