@@ -14,6 +14,14 @@ counted). CPU-seconds are reported too, because the machine is shared and wall t
 
     python benchmarks/model_speed.py                    # 500 reports, all backends
     python benchmarks/model_speed.py -n 100 --backends onnx-int8 --max-length 256
+
+`--deid` measures instead the whole job with the bundled model: `radeid deid in.jsonl -o out.jsonl`
+(surrogates, audit, default workers, start-up included) on `-n` synthetic reports of about 2,400
+characters, once per `--deid-variant` (a name and `[detectors.transformer]` settings; default: the
+previous settings, stride 128, against the shipped defaults), interleaved over `--repeat` rounds:
+
+    python benchmarks/model_speed.py --deid -n 600 --repeat 3
+    python benchmarks/model_speed.py --deid --baseline-src ../main/src --deid-variant "main=" --deid-variant "this="
 """
 
 from __future__ import annotations
@@ -22,8 +30,10 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -107,6 +117,61 @@ def worker(args: argparse.Namespace) -> None:
     )
 
 
+DEID_VARIANTS = ("before (stride 128)=stride=128", "now (shipped defaults)=")
+
+
+def deid_compare(args: argparse.Namespace) -> None:
+    """`radeid deid` end to end per variant, rounds interleaved; reports/s median and spread."""
+    variants = dict(v.split("=", 1) for v in (args.deid_variant or DEID_VARIANTS))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "RADEID_KEY": "model_speed benchmark key, not secret"}
+    with tempfile.TemporaryDirectory(prefix="model_speed_", dir=args.work) as tmp:
+        work = Path(tmp)
+        corpus = work / "reports.jsonl"
+        docs = generate_reports(args.reports, seed=0)
+        with open(corpus, "w", encoding="utf-8") as handle:
+            for doc in docs:
+                handle.write(json.dumps({"id": doc.id, "patient_id": doc.patient_id, "text": doc.text}) + "\n")
+        chars = sum(len(d.text) for d in docs) / len(docs)
+        configs: dict[str, Path] = {}
+        for name, settings in variants.items():
+            config = work / f"v{len(configs)}.toml"
+            lines = ["[detectors.transformer]", *(s.strip() for s in settings.split(";") if s.strip())]
+            config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            configs[name] = config
+        rates: dict[str, list[float]] = {name: [] for name in variants}
+        cpu: dict[str, list[float]] = {name: [] for name in variants}
+        outputs: dict[str, bytes] = {}
+        for round_ in range(args.repeat):
+            for name, config in configs.items():
+                out = work / f"out-{round_}.jsonl"
+                command = [sys.executable, "-m", "radeid", "deid", str(corpus), "-o", str(out), "-c", str(config), "-q"]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                source = args.baseline_src if args.baseline_src and name == next(iter(configs)) else ROOT / "src"
+                subprocess.run(command, check=True, env={**env, "PYTHONPATH": str(Path(source).resolve())})
+                rates[name].append(len(docs) / (time.perf_counter() - start))
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                cpu[name].append(1000 * used / len(docs))
+                outputs.setdefault(name, out.read_bytes())
+                out.unlink()
+                Path(f"{out}.audit.jsonl").unlink(missing_ok=True)
+        print(
+            f"radeid deid, {len(docs)} synthetic reports of {chars:,.0f} characters, surrogates + audit, "
+            f"default workers, {os.cpu_count()} CPUs, {args.repeat} interleaved rounds"
+        )
+        first = next(iter(outputs.values()))
+        for name, values in rates.items():
+            same = "same output as the first" if outputs[name] == first else "output differs from the first"
+            ms = statistics.median(cpu[name])
+            print(
+                f"  {name:<24} reports/s median {statistics.median(values):6.1f} "
+                f"(min {min(values):.1f}, max {max(values):.1f}); CPU ms/report median {ms:.0f} "
+                f"(min {min(cpu[name]):.0f}, max {max(cpu[name]):.0f}), i.e. {1000 * (os.cpu_count() or 1) / ms:.1f} "
+                f"reports/s if all {os.cpu_count()} cores were ours; {same}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--reports", type=int, default=500)
@@ -118,6 +183,18 @@ def main() -> None:
     parser.add_argument("--stride", type=int, default=128)
     parser.add_argument("--head", choices=("probe", "random"), default="probe")
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "model_speed")
+    parser.add_argument("--deid", action="store_true", help="time `radeid deid` end to end per --deid-variant")
+    parser.add_argument(
+        "--deid-variant",
+        action="append",
+        help="NAME=SETTINGS: [detectors.transformer] TOML lines joined by ';' (e.g. 'old=stride=128')",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="rounds for --deid")
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="run the first --deid-variant with this source tree (another checkout's src/, e.g. the previous release)",
+    )
     parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,6 +203,9 @@ def main() -> None:
         return
 
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.deid:
+        deid_compare(args)
+        return
     built = build_models(args.work, args.head)
     hf = built["hf"]
     assert isinstance(hf, Path)

@@ -126,7 +126,7 @@ class TransformerConfig:
     threshold: float = 0.5
     batch_size: int = 16
     max_length: int = 0
-    stride: int = 128
+    stride: int = 48
     threads: int = 0
     check_forms: bool = True
     gate: bool = True

@@ -52,12 +52,24 @@ def test_fp32_export_matches_pytorch_and_writes_a_complete_folder() -> None:
     assert check["agreement"] == 1.0 and check["max_logit_diff"] < 1e-3 and check["tokens"] > 300
 
 
+def report_layers(folder: Path) -> int:
+    """Attention layers of an exported model, from its config."""
+    return int(json.loads((folder / "config.json").read_text())["num_hidden_layers"])
+
+
 def test_int8_export_reports_agreement_and_is_smaller(tmp_path: Path) -> None:
     report = export_model(cached_model("marker"), tmp_path / "m8", quantize="int8", keep_fp32=True)
     assert report.int8_vs_torch is not None and report.int8_vs_fp32 is not None
     assert report.fp32_vs_torch.agreement == 1.0
     assert report.int8_vs_torch.agreement >= 0.995 and report.int8_vs_fp32.agreement >= 0.995
     assert report.files["model.onnx"] < report.files["model_fp32.onnx"]
+    # the exported attention's softmax NaN guards are removed (bit-identity is checked by the export)
+    assert report.nan_guards_removed == report_layers(tmp_path / "m8")
+    assert json.loads((tmp_path / "m8" / "radeid.json").read_text())["graph_edits"] == ["softmax-nan-guards-removed"]
+    onnx = pytest.importorskip("onnx")
+    for name in ("model.onnx", "model_fp32.onnx"):
+        ops = [n.op_type for n in onnx.load(str(tmp_path / "m8" / name), load_external_data=False).graph.node]
+        assert "IsNaN" not in ops and "Softmax" in ops
     meta = json.loads((tmp_path / "m8" / "radeid.json").read_text())
     assert meta["quantization"] == "int8-dynamic-per-channel"
     lines = "\n".join(report.lines())

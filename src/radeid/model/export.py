@@ -44,6 +44,7 @@ from radeid.detect.transformer import (
     TorchScorer,
     load_model,
 )
+from radeid.model.graph import drop_softmax_nan_guards
 
 __all__ = ["SAMPLE_TEXTS", "AgreementStats", "ExportError", "ExportReport", "compare_logits", "export_model"]
 
@@ -103,6 +104,7 @@ class ExportReport:
     int8_vs_fp32: AgreementStats | None = None
     files: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    nan_guards_removed: int = 0
 
     def lines(self) -> list[str]:
         out = [
@@ -118,6 +120,8 @@ class ExportReport:
                 f"int8 vs fp32 ONNX: max |logit diff| {self.int8_vs_fp32.max_logit_diff:.3f}, "
                 f"label agreement {self.int8_vs_fp32.agreement:.2%}"
             )
+        if self.nan_guards_removed:
+            out.append(f"removed {self.nan_guards_removed} softmax NaN guards (IsNaN + Where); logits bit-identical")
         for name, size in sorted(self.files.items()):
             out.append(f"{name}: {size / 1e6:.1f} MB" if size >= 100_000 else f"{name}: {size / 1e3:.1f} kB")
         return out
@@ -223,6 +227,20 @@ def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length:
     program.save(str(path), external_data=param_bytes > 1_800_000_000)
 
 
+def _drop_nan_guards(path: Path) -> int:
+    """`radeid.model.graph.drop_softmax_nan_guards` on an ONNX file, rewritten in place."""
+    import onnx
+
+    external = path.with_name(path.name + ".data").exists()
+    model = onnx.load(str(path))
+    removed = drop_softmax_nan_guards(model)
+    if removed:
+        if external:
+            path.with_name(path.name + ".data").unlink()
+        onnx.save(model, str(path), save_as_external_data=external, location=path.name + ".data")
+    return removed
+
+
 def _remove_onnx(path: Path) -> None:
     """An ONNX file and its external-data file, if it has one."""
     path.unlink()
@@ -302,6 +320,12 @@ def export_model(
         if fp32.uses_shapes != torch_scorer.uses_shapes:
             raise ExportError("the ONNX graph's inputs do not match the model's (shape_ids)")
         fp32_logits = fp32.logits_windows(windows, shapes)
+        del fp32
+        guards = _drop_nan_guards(fp32_path)
+        if guards:
+            edited = OnnxScorer(fp32_path, loaded.tokenizer, batch_size=8).logits_windows(windows, shapes)
+            if not all(np.array_equal(a, b) for a, b in zip(fp32_logits, edited, strict=True)):
+                raise ExportError("removing the softmax NaN guards changed the logits; nothing was written")
         report = ExportReport(
             dst=dst,
             labels=loaded.labels,
@@ -309,8 +333,8 @@ def export_model(
             quantize=quantize,
             fp32_vs_torch=compare_logits(reference, fp32_logits),
         )
+        report.nan_guards_removed = guards
         _check(report.fp32_vs_torch, "fp32 ONNX", max_disagreement)
-        del fp32
         if quantize == "int8":
             int8_path = work / "model_int8.onnx"
             _quantize_int8(fp32_path, int8_path)
@@ -362,6 +386,7 @@ def _write_metadata(
         "max_length": report.max_length,
         "quantization": "int8-dynamic-per-channel" if report.quantize == "int8" else None,
         "exporter": "torch.onnx dynamo",
+        **({"graph_edits": ["softmax-nan-guards-removed"]} if report.nan_guards_removed else {}),
         **({SHAPE_CONFIG_KEY: dict(shape_features)} if shape_features else {}),
         "verification": {
             "max_disagreement": max_disagreement,
