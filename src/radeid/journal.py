@@ -163,6 +163,11 @@ class BatchRecord:
     stats: dict[str, int] = field(default_factory=dict)
     #: Documents the pipeline failed on (`--on-error skip`): (index in the batch, exception type).
     skipped: tuple[tuple[int, str], ...] = ()
+    #: A streamed batch (`radeid.stream`): (byte count, SHA-256) of what it appended to each of the
+    #: run's temporaries (output, audit), in order; empty for a batch stored as a part.
+    segments: tuple[tuple[int, str], ...] = ()
+    #: A streamed batch: its replacements by category (a part's are counted when it is merged).
+    categories: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, line: str) -> BatchRecord | None:
@@ -171,7 +176,9 @@ class BatchRecord:
             batch, docs, size = int(data["batch"]), int(data["docs"]), int(data["size"])
             stats = {str(k): int(v) for k, v in dict(data.get("stats") or {}).items()}
             skipped = tuple((int(i), str(t)) for i, t in data.get("skipped") or ())
-            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped)
+            segments = tuple((int(n), str(h)) for n, h in data.get("segments") or ())
+            categories = {str(k): int(v) for k, v in dict(data.get("categories") or {}).items()}
+            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped, segments, categories)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None
@@ -369,6 +376,15 @@ class WorkFolder:
         _fdatasync(self._journal.fileno())
         self.done[record.batch] = record
 
+    def keep_only(self, batches: Iterable[int]) -> None:
+        """Forget every finished batch but `batches` (a resume found the rest unusable), on disk too."""
+        keep = set(batches)
+        self.done = {b: r for b, r in self.done.items() if b in keep}
+        if self._journal is not None:
+            self._journal.close()
+        _rewrite_journal(self.path, self.done.values())
+        self._journal = open(self.path / "journal.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+
     def close(self) -> None:
         """Release the journal and the lock; the folder stays for a later `--resume`."""
         if self._journal is not None:
@@ -469,7 +485,7 @@ def _load_journal(path: Path) -> dict[int, BatchRecord]:
     parts.mkdir(mode=0o700, exist_ok=True)
     done: dict[int, BatchRecord] = {}
     for record in _journal_lines(path):
-        if _part_ok(parts / f"{record.batch:012d}.jsonl", record):
+        if record.segments or _part_ok(parts / f"{record.batch:012d}.jsonl", record):  # streamed: see radeid.stream
             done[record.batch] = record
         else:
             done.pop(record.batch, None)
@@ -478,9 +494,13 @@ def _load_journal(path: Path) -> dict[int, BatchRecord]:
         if entry.name not in keep:
             with contextlib.suppress(OSError):
                 entry.unlink()
-    lines = "".join(json.dumps(asdict(r), separators=(",", ":")) + "\n" for r in sorted(done.values(), key=_batch))
-    _write_atomic(path / "journal.jsonl", lines)
+    _rewrite_journal(path, done.values())
     return done
+
+
+def _rewrite_journal(path: Path, records: Iterable[BatchRecord]) -> None:
+    lines = "".join(json.dumps(asdict(r), separators=(",", ":")) + "\n" for r in sorted(records, key=_batch))
+    _write_atomic(path / "journal.jsonl", lines)
 
 
 def _batch(record: BatchRecord) -> int:
