@@ -193,7 +193,9 @@ class Resolver:
         if following is None:
             return False
         words = following.group(0).split()
-        return any(normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1))
+        return any(
+            normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1)
+        )
 
 
 def _strip_possessive(term: str) -> str:
@@ -279,11 +281,8 @@ def _joins(text: str, prev: Span, span: Span) -> bool:
     if gap in (",", ", ") and span.category in _COMMA_JOINS:
         return not _is_credential(text, span)
     # "R" + ". " + "Vizirov": the gap holds the period of a one-letter initial
-    return (
-        gap in (".", ". ")
-        and prev.end - prev.start >= 1
-        and text[prev.end - 1].isupper()
-        and (prev.end - 1 == prev.start or not text[prev.end - 2].isalnum())
+    return gap in (".", ". ") and prev.end - prev.start >= 1 and text[prev.end - 1].isupper() and (
+        prev.end - 1 == prev.start or not text[prev.end - 2].isalnum()
     )
 
 

@@ -66,7 +66,9 @@ def train_command(
     ] = 256,
     stride: Annotated[int, typer.Option("--stride", min=0, help="Overlap of training windows in word pieces.")] = 32,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Windows per step.")] = 16,
-    shapes: Annotated[bool, typer.Option("--shapes/--no-shapes", help="Feed word shapes (casing) to the head.")] = True,
+    shapes: Annotated[
+        bool, typer.Option("--shapes/--no-shapes", help="Feed word shapes (casing) to the head.")
+    ] = True,
     shape_dim: Annotated[int, typer.Option("--shape-dim", min=1, help="Size of the word-shape embedding.")] = 16,
     val_fraction: Annotated[
         float, typer.Option("--val-fraction", min=0.0, max=0.5, help="Held-out share when --eval is not given.")
@@ -81,12 +83,8 @@ def train_command(
         int, typer.Option("--max-steps", min=0, help="Stop after this many steps in all, with a checkpoint.")
     ] = 0,
     search_trials: Annotated[
-        int,
-        typer.Option(
-            "--search",
-            min=0,
-            help="Run N optuna TPE trials over lr, dropout, weight decay, epochs and PHI weight; keep the best.",
-        ),
+        int, typer.Option("--search", min=0, help="Run N optuna TPE trials over lr, dropout, weight decay, "
+                          "epochs and PHI weight; keep the best.")
     ] = 0,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run (or search) in OUTPUT.")] = False,
     label_map: Annotated[
@@ -178,10 +176,8 @@ def train_command(
         f"{result.stopped}: {result.steps} steps in {result.seconds:.0f}s; best validation F1 "
         f"{result.best_f1:.4f} (epoch {result.best_epoch})"
     )
-    out.print(
-        f"wrote {escape(str(result.output))}; export it with `radeid model export {escape(str(output))} DST "
-        "--quantize int8`"
-    )
+    out.print(f"wrote {escape(str(result.output))}; export it with `radeid model export {escape(str(output))} DST "
+              "--quantize int8`")
 
 
 def register(app: typer.Typer) -> None:

@@ -108,13 +108,8 @@ def search(
         if item.is_file():
             shutil.copyfile(item, output / item.name)
     trials = [
-        {
-            "number": t.number,
-            "state": t.state.name,
-            "value": t.value,
-            "params": t.params,
-            "epochs_reported": len(t.intermediate_values),
-        }
+        {"number": t.number, "state": t.state.name, "value": t.value, "params": t.params,
+         "epochs_reported": len(t.intermediate_values)}
         for t in study.trials
     ]
     summary = {"best_trial": best.number, "best_f1": best.value, "best_params": best.params, "trials": trials}
