@@ -196,6 +196,41 @@ def test_streamed_output_is_the_same_for_any_worker_count_and_batch_size(tmp_pat
         assert not list((work_folder_for(out)).parent.glob(".*.radeid-work"))
 
 
+@pytest.mark.parametrize("name", ["par.csv", "par.tsv"])
+def test_a_streamed_csv_resumes_after_its_header(tmp_path: Path, corpus: Path, name: str) -> None:
+    """The header is written once: a resume continues the temporary after it, never repeats it."""
+    spec = spec_for("mask")
+    options = ReadOptions(keep_columns=("site",))
+    ref = reference(tmp_path, spec, corpus, "ref-" + name, options=options)
+    out = tmp_path / name
+    with pytest.raises(Crash):
+        deidentify_path_parallel(spec, corpus, out, workers=1, options=options, on_batch=crash_after(3))
+    with pytest.raises(Crash):  # a resume that crashes again is itself resumed
+        deidentify_path_parallel(spec, corpus, out, workers=1, options=options, resume=True, on_batch=crash_after(6))
+    summary = deidentify_path_parallel(spec, corpus, out, workers=1, options=options, resume=True)
+    same_files(ref, out)
+    assert (
+        summary.resumed_batches == 6
+        and out.read_bytes().count(b"id\ttext" if name.endswith("tsv") else b"id,text") == 1
+    )
+
+
+def test_a_lost_temporary_means_a_fresh_start_and_no_leftovers(tmp_path: Path, corpus: Path) -> None:
+    spec = spec_for("mask")
+    ref = reference(tmp_path, spec, corpus)
+    out = tmp_path / "par.jsonl"
+    with pytest.raises(Crash):
+        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(4))
+    output_tmp, audit_tmp = (
+        Path(p) for p in json.loads((work_folder_for(out) / "spools.json").read_text())["temporaries"]
+    )
+    output_tmp.unlink()  # lost; the audit's temporary alone cannot be used
+    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    same_files(ref, out)
+    assert summary.resumed_batches == 0 and not audit_tmp.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_an_input_changed_during_a_streamed_run_is_refused(tmp_path: Path, corpus: Path) -> None:
     out = tmp_path / "par.jsonl"
     original = corpus.read_bytes()

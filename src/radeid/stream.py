@@ -155,13 +155,15 @@ def recover(work: WorkFolder, count: int) -> tuple[list[Path], list[int]] | None
     paths = spooled_paths(work)
     streamed = sorted(b for b, r in work.done.items() if r.segments)
     if paths is None or len(paths) != count or not all(p.is_file() for p in paths):
-        work.keep_only(())
+        _forget(work, paths)
         return None
-    ends = [0] * count
     kept: list[int] = []
     handles = [open(p, "rb") for p in paths]  # noqa: SIM115
     try:
         starts = [_first_segment_offset(work, p) for p in paths]
+        if any(p.stat().st_size < start for p, start in zip(paths, starts, strict=True)):
+            _forget(work, paths)  # not even the header reached the disk (a power loss)
+            return None
         ends = list(starts)
         for h, start in zip(handles, starts, strict=True):
             h.seek(start)
@@ -176,6 +178,15 @@ def recover(work: WorkFolder, count: int) -> tuple[list[Path], list[int]] | None
             h.close()
     work.keep_only(kept)
     return paths, ends
+
+
+def _forget(work: WorkFolder, paths: list[Path] | None) -> None:
+    """Nothing can be kept: forget every streamed batch and delete the temporaries this run's work
+    folder named (ours: the folder's lock is held), so the run restarts in fresh ones."""
+    work.keep_only(())
+    for path in paths or ():
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def _first_segment_offset(work: WorkFolder, path: Path) -> int:
