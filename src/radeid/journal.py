@@ -5,14 +5,18 @@ de-identified text, which may still contain PHI the detectors missed; mode 0700)
 
 * `manifest.json` — what the run is (input content digest, read options, batch size, pipeline
   fingerprint, a salted scrypt check of the key; never the key), written atomically once.
-* `parts/000000000042.jsonl` — the de-identified output of batch 42: one line per document with
-  its id, output text and replacements (offsets, labels, new text). No original text, no kept
-  columns, no patient id: the final merge re-reads those from the input. Written by a worker to a
-  temporary name, then renamed: a part either exists whole or not at all.
-* `journal.jsonl` — one line per finished batch (index, document count, digest of its ids, size
-  and SHA-256 of its part), appended and synced by the coordinating process only, after the
-  part is in place. A batch is done when its line is complete and its part matches the line
-  (so a part that a power loss left empty or torn is redone, never merged).
+* `parts/000000000042.jsonl` — (runs with a vault, gzip, Parquet or folder output, `radeid.merge`)
+  the de-identified output of batch 42: one line per document with its id, output text and
+  replacements (offsets, labels, new text). No original text, no kept columns, no patient id: the
+  final merge re-reads those from the input. Written by a worker to a temporary name, then
+  renamed: a part either exists whole or not at all.
+* `spools.json` — (streamed runs, `radeid.stream`) the names of the output's and the audit's
+  temporaries the batches are appended to, and where the first batch starts in each.
+* `journal.jsonl` — one line per finished batch (index, document count, digest of its content,
+  size and SHA-256 of its part, or of each segment it appended to the temporaries), appended and
+  synced by the coordinating process only, after the part is in place or the bytes appended. A
+  batch is done when its line is complete and its part (its segments) match the line, so what a
+  power loss left empty or torn is redone, never used.
 * `lock` — held (flock) by the running process; the OS drops it when the process dies.
 * `commit.json` — written (fsynced) once output, audit and vault are all staged and synced beside
   their targets, before the first of their renames: a resume that finds it replays the renames
@@ -31,15 +35,13 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from radeid import metakeys
-from radeid.categories import Category
 from radeid.commit import fsync_dir as _fsync_dir
-from radeid.document import Replacement, Result, Span
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import walk_files
 
@@ -52,7 +54,6 @@ __all__ = [
     "FORMAT_VERSION",
     "BatchRecord",
     "JournalError",
-    "PartDocument",
     "ResumeMismatchError",
     "RunInProgressError",
     "WorkFolder",
@@ -60,9 +61,7 @@ __all__ = [
     "fingerprint_input",
     "docs_digest",
     "ids_digest",
-    "read_part",
     "work_folder_for",
-    "write_part",
 ]
 
 FORMAT_VERSION = 2  # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`)
@@ -182,83 +181,6 @@ class BatchRecord:
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None
-
-
-@dataclass(frozen=True, slots=True)
-class _KindReplacement(Replacement):
-    """A replacement read back from a part that carried a `kind` (the audit writes it)."""
-
-    kind: str = ""
-
-
-@dataclass(frozen=True)
-class PartDocument:
-    """What a part keeps of one `Result`: id, output text, replacements."""
-
-    id: str
-    text: str
-    replacements: tuple[Replacement, ...]
-
-    def result_for(self, document: Any) -> Result:
-        """The `Result` as the pipeline made it, around the document re-read from the input."""
-        return Result(document, self.text, self.replacements)
-
-
-def _encode(result: Result) -> str:
-    reps = []
-    for rep in result.replacements:
-        s = rep.span
-        row: list[Any] = [s.start, s.end, s.category.value, s.subtype, s.score, s.source, rep.new_text]
-        kind = getattr(rep, "kind", None)
-        if kind is not None:
-            row.append(str(kind))
-        reps.append(row)
-    return json.dumps({"id": result.document.id, "text": result.text, "r": reps}, ensure_ascii=False) + "\n"
-
-
-_CATEGORIES = {c.value: c for c in Category}
-
-
-def _decode(line: str) -> PartDocument:
-    data = json.loads(line)
-    reps: list[Replacement] = []
-    for row in data["r"]:
-        span = Span(int(row[0]), int(row[1]), _CATEGORIES[row[2]], row[3], float(row[4]), str(row[5]))
-        reps.append(_KindReplacement(span, row[6], row[7]) if len(row) > 7 else Replacement(span, row[6]))
-    return PartDocument(str(data["id"]), str(data["text"]), tuple(reps))
-
-
-def write_part(path: Path, results: Sequence[Result]) -> tuple[int, str]:
-    """Write a batch's results atomically (temp + rename); returns (size, sha256).
-
-    No fsync here: a killed process loses nothing the kernel already has, and after a power
-    loss a part that did not reach the disk fails its journaled SHA-256 and is simply redone.
-    """
-    data = "".join(_encode(r) for r in results).encode("utf-8", "surrogatepass")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
-    return len(data), hashlib.sha256(data).hexdigest()
-
-
-def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
-    """The documents of a part, after checking it is the one the journal recorded."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise JournalError(f"cannot read part {path.name} of the work folder: {exc.strerror or exc}") from None
-    if len(data) != record.size or hashlib.sha256(data).hexdigest() != record.sha256:
-        raise JournalError(
-            f"part {path.name} of the work folder {str(path.parent.parent)!r} changed after it was written; "
-            "rerun with --resume to redo it"
-        )
-    # Split on "\n" only: the text may hold U+2028, U+2029 or U+0085, which `splitlines()` splits on.
-    lines = data.decode("utf-8", "surrogatepass").split("\n")
-    docs = [_decode(line) for line in lines if line]
-    if len(docs) != record.docs - len(record.skipped):
-        raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
-    return docs
 
 
 def _part_ok(path: Path, record: BatchRecord) -> bool:

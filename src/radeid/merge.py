@@ -10,20 +10,108 @@ during the run is refused.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from radeid.batch import _batches
+from radeid.categories import Category
 from radeid.commit import commit_together
-from radeid.document import Document, Result
+from radeid.document import Document, Replacement, Result, Span
 from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
-from radeid.journal import JournalError, WorkFolder, docs_digest, read_part
+from radeid.journal import BatchRecord, JournalError, WorkFolder, docs_digest
 from radeid.vault import VaultWriter
 
-__all__ = ["COMMIT_RECORD", "merge_parts"]
+__all__ = ["COMMIT_RECORD", "PartDocument", "merge_parts", "read_part", "write_part"]
+
+
+# ------------------------------------------------------------------------------------ parts
+
+
+@dataclass(frozen=True, slots=True)
+class _KindReplacement(Replacement):
+    """A replacement read back from a part that carried a `kind` (the audit writes it)."""
+
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class PartDocument:
+    """What a part keeps of one `Result`: id, output text, replacements."""
+
+    id: str
+    text: str
+    replacements: tuple[Replacement, ...]
+
+    def result_for(self, document: Any) -> Result:
+        """The `Result` as the pipeline made it, around the document re-read from the input."""
+        return Result(document, self.text, self.replacements)
+
+
+def _encode(result: Result) -> str:
+    reps = []
+    for rep in result.replacements:
+        s = rep.span
+        row: list[Any] = [s.start, s.end, s.category.value, s.subtype, s.score, s.source, rep.new_text]
+        kind = getattr(rep, "kind", None)
+        if kind is not None:
+            row.append(str(kind))
+        reps.append(row)
+    return json.dumps({"id": result.document.id, "text": result.text, "r": reps}, ensure_ascii=False) + "\n"
+
+
+_CATEGORIES = {c.value: c for c in Category}
+
+
+def _decode(line: str) -> PartDocument:
+    data = json.loads(line)
+    reps: list[Replacement] = []
+    for row in data["r"]:
+        span = Span(int(row[0]), int(row[1]), _CATEGORIES[row[2]], row[3], float(row[4]), str(row[5]))
+        reps.append(_KindReplacement(span, row[6], row[7]) if len(row) > 7 else Replacement(span, row[6]))
+    return PartDocument(str(data["id"]), str(data["text"]), tuple(reps))
+
+
+def write_part(path: Path, results: Sequence[Result]) -> tuple[int, str]:
+    """Write a batch's results atomically (temp + rename); returns (size, sha256).
+
+    No fsync here: a killed process loses nothing the kernel already has, and after a power
+    loss a part that did not reach the disk fails its journaled SHA-256 and is simply redone.
+    """
+    data = "".join(_encode(r) for r in results).encode("utf-8", "surrogatepass")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
+    """The documents of a part, after checking it is the one the journal recorded."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JournalError(f"cannot read part {path.name} of the work folder: {exc.strerror or exc}") from None
+    if len(data) != record.size or hashlib.sha256(data).hexdigest() != record.sha256:
+        raise JournalError(
+            f"part {path.name} of the work folder {str(path.parent.parent)!r} changed after it was written; "
+            "rerun with --resume to redo it"
+        )
+    # Split on "\n" only: the text may hold U+2028, U+2029 or U+0085, which `splitlines()` splits on.
+    lines = data.decode("utf-8", "surrogatepass").split("\n")
+    docs = [_decode(line) for line in lines if line]
+    if len(docs) != record.docs - len(record.skipped):
+        raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
+    return docs
+
+
+# ------------------------------------------------------------------------------------ the merge
 
 
 def _only_documents(path: Path, fmt: InputFormat | None, options: ReadOptions) -> Iterator[Document]:

@@ -66,9 +66,8 @@ from radeid.journal import (
     docs_digest,
     fingerprint_input,
     work_folder_for,
-    write_part,
 )
-from radeid.merge import COMMIT_RECORD, merge_parts
+from radeid.merge import COMMIT_RECORD, merge_parts, write_part
 from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spec import PipelineSpec, canonical
@@ -227,7 +226,7 @@ def _manifest(spec: PipelineSpec, input_path: Path, input_format: InputFormat | 
 def _preflight(
     output: Path, out_fmt: InputFormat | None, options: ReadOptions, input_path: Path, audit: Path, vault: Path | None
 ) -> None:
-    """Refuse a bad output before hours of work: open the writers the merge will use, then drop them
+    """Refuse a bad output before hours of work: open the writers the run will use, then drop them
     (the vault: a temporary file where its own will go)."""
     open_writer(output, out_fmt, options, input_path=input_path).abort()
     AuditWriter(audit).abort()
@@ -380,8 +379,9 @@ def deidentify_path_parallel(
     `on_batch(n)` is called as batches finish (and, on resume, as journaled ones are skipped).
     `on_error`, `RunAborted`, the summary and the vault (`vault_path` + `vault_key`) behave as in
     `batch.deidentify_path`; a run stopped by a bad record deletes its work folder (the input must
-    change before it can succeed). The vault is written in the final pass, from the re-read
-    originals: the work folder never holds an original PHI string.
+    change before it can succeed). With a vault, batches are stored as parts and the vault is
+    written in the final pass, from the re-read originals: the work folder never holds an
+    original PHI string.
     """
     input_path, output_path = Path(input_path), Path(output_path)
     options = options or ReadOptions()
