@@ -515,3 +515,21 @@ def test_with_threads_only_fills_in_an_automatic_thread_count() -> None:
     assert narrowed.config.transformer.threads == 2 and narrowed.fingerprint() == spec.fingerprint()
     fixed = spec_for("mask", detectors={"transformer": {"threads": 4}})
     assert fixed.with_threads(1) is fixed
+
+
+def test_the_journal_is_flushed_per_batch_and_synced_at_most_twice_a_second(tmp_path: Path, monkeypatch) -> None:
+    """A kill -9 needs only the flush; a sync per batch would cap a many-worker run."""
+    from radeid import journal
+
+    synced: list[int] = []
+    monkeypatch.setattr(journal, "_fdatasync", lambda fd: synced.append(fd))
+    clock = iter([100.0, 100.1, 100.2, 100.3, 100.7, 100.8])
+    monkeypatch.setattr(journal.time, "monotonic", lambda: next(clock))
+    work = journal.WorkFolder.open(tmp_path / "out.jsonl", {"format": 2}, resume=False, key_matches=lambda c: True)
+    for batch in range(6):
+        work.record(journal.BatchRecord(batch, 1, "d", 0, "", segments=((1, "h"),)))
+        lines = (work.path / "journal.jsonl").read_text().splitlines()
+        assert len(lines) == batch + 1  # on disk (in the kernel) at once: what a kill -9 leaves
+    assert len(synced) == 2  # at 100.0 and 100.7 (0.5 s after the last sync); not at 100.1-100.3, 100.8
+    work.close()
+    assert len(synced) == 3  # closing syncs what is left
