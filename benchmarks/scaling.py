@@ -1,7 +1,7 @@
 """Scaling: documents/s of whole `radeid deid` jobs with 1 and 2 worker processes, and on Spark.
 
 Each figure is a whole job as a user runs it: read JSONL, de-identify, write output + audit (the
-parallel runner also fingerprints the input, journals every batch and merges the parts). Rows:
+parallel runner also fingerprints the input, appends each batch in order and journals it). Rows:
 
 * single process   `batch.deidentify_path` (no journal: the baseline);
 * N workers        `parallel.deidentify_path_parallel(workers=N)` (pool start-up included);
@@ -15,6 +15,14 @@ parallel runner also fingerprints the input, journals every batch and merges the
     python benchmarks/scaling.py --model models/radeid-onnx   # with the transformer (ONNX folder)
     python benchmarks/scaling.py --config my-model.toml       # any config (e.g. one naming a model)
     python benchmarks/scaling.py --no-spark                   # without PySpark / Java
+    python benchmarks/scaling.py --no-spark --cpu -n 6000 --workers 2   # + the serial fraction
+
+`--cpu` adds, per worker count, the CPU seconds per document of the coordinating process (this
+one: reading, dispatch, appending bytes, journal, commit) and of the workers (de-identification
+and serialization, summed over them), measured with `getrusage`, and the serial fraction
+main / (main + workers). Both are given for the whole job and as the marginal cost per document
+(the difference between a run of n and of n/4 documents), which leaves out the fixed start-up
+(imports, building the pipeline in each worker, the input's fingerprint).
 
 Figures on a shared machine are noisy: the load average is printed with them.
 """
@@ -24,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -66,6 +75,47 @@ def timed(job: Callable[[Path], Any], work: Path, repeat: int) -> float:
         times.append(time.perf_counter() - start)
         shutil.rmtree(out)
     return statistics.median(times)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_split(spec: PipelineSpec, corpus: Path, work: Path, workers: int) -> tuple[float, float]:
+    """(main-process CPU s, workers' CPU s) of one parallel job; the pool's workers are joined (and
+    so counted in RUSAGE_CHILDREN) when the job returns."""
+    out = work / f"cpu-{time.monotonic_ns()}"
+    out.mkdir()
+    main0, kids0 = time.process_time(), children_cpu()
+    deidentify_path_parallel(spec, corpus, out / "deid.jsonl", workers=workers)
+    main, kids = time.process_time() - main0, children_cpu() - kids0
+    shutil.rmtree(out)
+    return main, kids
+
+
+def cpu_rows(spec: PipelineSpec, corpus: Path, n: int, work: Path, counts: list[int]) -> list[str]:
+    """Main vs worker CPU per document and the serial fraction, whole job and marginal."""
+    small = work / "reports-quarter.jsonl"
+    with open(corpus, encoding="utf-8") as src, open(small, "w", encoding="utf-8") as dst:
+        for i, line in enumerate(src):
+            if i < n // 4:
+                dst.write(line)
+    lines = [
+        "| workers | main ms/doc | workers ms/doc | serial fraction | marginal main ms/doc | marginal workers "
+        "ms/doc | marginal serial fraction |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for count in counts:
+        main, kids = cpu_split(spec, corpus, work, count)
+        main_q, kids_q = cpu_split(spec, small, work, count)
+        d = n - n // 4
+        m_main, m_kids = (main - main_q) / d, (kids - kids_q) / d
+        lines.append(
+            f"| {count} | {1000 * main / n:.3f} | {1000 * kids / n:.3f} | {main / (main + kids):.1%} "
+            f"| {1000 * m_main:.3f} | {1000 * m_kids:.3f} | {m_main / (m_main + m_kids):.1%} |"
+        )
+    return lines
 
 
 def spark_rows(
@@ -127,6 +177,7 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=None, help="model folder: adds the transformer detector")
     parser.add_argument("--spark-cores", type=int, default=2, help="Spark local[N]")
     parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--cpu", action="store_true", help="also print CPU s/doc of main and workers, serial fraction")
     args = parser.parse_args()
 
     overrides: dict[str, Any] = {}
@@ -155,7 +206,7 @@ def main() -> None:
         rows.append(("single process (no journal)", n / seconds))
         phases: list[str] = []
         for count in (int(w) for w in args.workers.split(",")):
-            split: list[float] = []  # the merge starts when the last batch is journaled
+            split: list[float] = []  # [start-up + de-identify (to the last batch), the commit after it]
 
             def job(out: Path, c: int = count, split: list[float] = split) -> None:
                 start, last = time.perf_counter(), [0.0]
@@ -168,8 +219,11 @@ def main() -> None:
 
             seconds = timed(job, work, args.repeat)
             rows.append((f"{count} worker{'s' if count > 1 else ''}", n / seconds))
-            phases.append(f"{count} worker(s): start-up + de-identify {split[0]:.1f} s, merge {split[1]:.1f} s")
+            phases.append(f"{count} worker(s): start-up + de-identify {split[0]:.1f} s, then commit {split[1]:.1f} s")
         notes = list(phases)
+        if args.cpu:
+            counts = [int(w) for w in args.workers.split(",") if int(w) > 1]
+            notes += cpu_rows(spec, corpus, n, work, counts)
         if not args.no_spark:
             spark, note = spark_rows(spec, corpus, n, work, args.spark_cores, args.repeat)
             rows += spark

@@ -5,6 +5,11 @@ and the whole job as `radeid deid` runs it (read JSONL, de-identify, write outpu
 
     python benchmarks/throughput.py              # 2,000 synthetic reports
     python benchmarks/throughput.py -n 5000 --repeat 3
+    python benchmarks/throughput.py --cli 6000      # + `radeid deid` itself, every core, surrogates
+
+`--cli N` also times the command a user runs, in a subprocess on every core this process may use
+(start-up included): `radeid deid reports.jsonl -o out.jsonl --no-model --key-file K --audit A -q`
+on N synthetic reports, and prints its reports/s and CPU seconds per report (all processes).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +39,37 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cli_rows(n: int, repeat: int) -> None:
+    """`radeid deid`, rules only, surrogates + audit, as a user runs it (all cores, start-up included)."""
+    with tempfile.TemporaryDirectory(prefix="radeid-throughput-") as tmp:  # synthetic data only
+        work = Path(tmp)
+        src, key = work / "reports.jsonl", work / "site.key"
+        with open(src, "w", encoding="utf-8") as handle:
+            for doc in generate_reports(n, seed=7):
+                handle.write(json.dumps({"id": doc.id, "patient_id": doc.patient_id, "text": doc.text}) + "\n")
+        radeid = [sys.executable, "-m", "radeid"]
+        subprocess.run([*radeid, "keygen", "-o", str(key)], check=True, capture_output=True)
+        walls, cpus = [], []
+        for i in range(repeat):
+            out = work / f"out{i}.jsonl"
+            command = [*radeid, "deid", str(src), "-o", str(out), "--no-model", "--key-file", str(key),
+                       "--audit", str(work / f"audit{i}.jsonl"), "-q"]  # fmt: skip
+            cpu0, start = children_cpu(), time.perf_counter()
+            subprocess.run(command, check=True)
+            walls.append(time.perf_counter() - start)
+            cpus.append(children_cpu() - cpu0)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        rates = sorted(n / w for w in walls)
+        print(f"radeid deid --no-model, {n} reports, {cores} cores, load average {os.getloadavg()[0]:.2f}: "
+              f"{statistics.median(rates):,.0f} reports/s (runs: {', '.join(f'{r:,.0f}' for r in rates)}), "
+              f"{1000 * statistics.median(cpus) / n:.3f} CPU ms/report")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--reports", type=int, default=2000)
@@ -41,7 +78,10 @@ def main() -> None:
     parser.add_argument(
         "--with-model", action="store_true", help="the full default pipeline (bundled model too), not rules-only"
     )
+    parser.add_argument("--cli", type=int, default=0, metavar="N", help="also time `radeid deid` on N reports")
     args = parser.parse_args()
+    if args.cli:
+        cli_rows(args.cli, args.repeat)
     try:  # one core, as the target says
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     except (AttributeError, OSError):

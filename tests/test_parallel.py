@@ -20,7 +20,7 @@ from radeid.config import Config, ConfigError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
 from radeid.io.writers import AuditWriter
-from radeid.journal import ResumeMismatchError, WorkFolderExistsError, work_folder_for
+from radeid.journal import JournalError, ResumeMismatchError, WorkFolderExistsError, work_folder_for
 from radeid.parallel import ParallelRunError, deidentify_path_parallel
 from radeid.spec import PipelineSpec
 
@@ -177,6 +177,72 @@ def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path:
         assert (ref_dir / rel).read_bytes() == (out_dir / rel).read_bytes()
 
 
+@pytest.mark.parametrize("name", ["out.jsonl", "out.csv"])
+def test_streamed_output_is_the_same_for_any_worker_count_and_batch_size(tmp_path: Path, name: str) -> None:
+    """Workers serialize kept columns and pseudonymized ids themselves; the bytes must not change."""
+    rows = small_reports(45, seed=11)
+    rows[7]["text"] += "\u2028line separator\u0085and NEL"  # must not split a JSONL line
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    options = ReadOptions(keep_columns=("site", "patient_id"))
+    ref = reference(tmp_path, spec_for("surrogate" if HAVE_SURROGATES else "mask", batch_size=8,
+                    io={"pseudonymize_ids": True}), source, "ref-" + name, options=options,
+                    id_key=KEY)  # fmt: skip
+    for workers, batch in ((2, 8), (2, 3), (3, 5), (1, 7)):
+        spec = spec_for("surrogate" if HAVE_SURROGATES else "mask", batch_size=batch, io={"pseudonymize_ids": True})
+        out = tmp_path / f"w{workers}-b{batch}-{name}"
+        deidentify_path_parallel(spec, source, out, workers=workers, options=options)
+        same_files(ref, out)
+        assert not list((work_folder_for(out)).parent.glob(".*.radeid-work"))
+
+
+@pytest.mark.parametrize("name", ["par.csv", "par.tsv"])
+def test_a_streamed_csv_resumes_after_its_header(tmp_path: Path, corpus: Path, name: str) -> None:
+    """The header is written once: a resume continues the temporary after it, never repeats it."""
+    spec = spec_for("mask")
+    options = ReadOptions(keep_columns=("site",))
+    ref = reference(tmp_path, spec, corpus, "ref-" + name, options=options)
+    out = tmp_path / name
+    with pytest.raises(Crash):
+        deidentify_path_parallel(spec, corpus, out, workers=1, options=options, on_batch=crash_after(3))
+    with pytest.raises(Crash):  # a resume that crashes again is itself resumed
+        deidentify_path_parallel(spec, corpus, out, workers=1, options=options, resume=True, on_batch=crash_after(6))
+    summary = deidentify_path_parallel(spec, corpus, out, workers=1, options=options, resume=True)
+    same_files(ref, out)
+    assert (
+        summary.resumed_batches == 6
+        and out.read_bytes().count(b"id\ttext" if name.endswith("tsv") else b"id,text") == 1
+    )
+
+
+def test_a_lost_temporary_means_a_fresh_start_and_no_leftovers(tmp_path: Path, corpus: Path) -> None:
+    spec = spec_for("mask")
+    ref = reference(tmp_path, spec, corpus)
+    out = tmp_path / "par.jsonl"
+    with pytest.raises(Crash):
+        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(4))
+    output_tmp, audit_tmp = (
+        Path(p) for p in json.loads((work_folder_for(out) / "spools.json").read_text())["temporaries"]
+    )
+    output_tmp.unlink()  # lost; the audit's temporary alone cannot be used
+    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    same_files(ref, out)
+    assert summary.resumed_batches == 0 and not audit_tmp.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_input_changed_during_a_streamed_run_is_refused(tmp_path: Path, corpus: Path) -> None:
+    out = tmp_path / "par.jsonl"
+    original = corpus.read_bytes()
+
+    def change(_n: int) -> None:  # same size, same ids, other text
+        corpus.write_bytes(original.replace(b"No acute", b"No acuta", 1))
+
+    with pytest.raises(JournalError, match="changed during the run"):
+        deidentify_path_parallel(spec_for("mask"), corpus, out, workers=1, on_batch=change)
+    assert not out.exists() and not Path(f"{out}.audit.jsonl").exists()
+
+
 # ------------------------------------------------------------------------------------ bad records
 
 
@@ -236,8 +302,10 @@ def test_resume_after_a_crash_gives_the_uninterrupted_bytes(tmp_path: Path, corp
     assert len((work / "journal.jsonl").read_text().splitlines()) == 6
     manifest = (work / "manifest.json").read_text()
     assert KEY.hex() not in manifest and "PATIENT" not in manifest
-    parts = "".join(p.read_text() for p in (work / "parts").iterdir())
-    assert "patient_id" not in parts and '"site"' not in parts  # no patient ids, no kept columns
+    spools = (work / "spools.json").read_text()
+    assert all(Path(p).parent == out.parent for p in json.loads(spools)["temporaries"])
+    journal = (work / "journal.jsonl").read_text()
+    assert "abnormality" not in journal and "MRN" not in journal  # counts and hashes only, no text
 
     with pytest.raises(WorkFolderExistsError, match="--resume"):
         deidentify_path_parallel(spec, corpus, out, workers=1)
@@ -261,27 +329,32 @@ def test_a_crash_while_writing_the_output_is_resumed(tmp_path: Path, corpus: Pat
     spec = spec_for("mask")
     ref = reference(tmp_path, spec, corpus)
     out = tmp_path / "par.jsonl"
-    original = AuditWriter.write
+    original = AuditWriter.append
+    calls: list[int] = []
 
-    def failing(self: AuditWriter, result: object) -> int:
-        if self.documents == 50:
+    def failing(self: AuditWriter, data: bytes) -> int:
+        calls.append(len(data))
+        if len(calls) == 7:  # batch 6: its output bytes are appended, its audit bytes are not
             raise OSError(28, "No space left on device")
-        return original(self, result)  # type: ignore[arg-type]
+        return original(self, data)
 
-    monkeypatch.setattr(AuditWriter, "write", failing)
+    monkeypatch.setattr(AuditWriter, "append", failing)
     with pytest.raises(OSError, match="No space"):
         deidentify_path_parallel(spec, corpus, out, workers=1)
     assert not out.exists() and work_folder_for(out).is_dir()
-    monkeypatch.setattr(AuditWriter, "write", original)
+    temporaries = sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
+    assert len(temporaries) == 2  # kept for the resume, which cuts them back to batch 5's end
+    monkeypatch.setattr(AuditWriter, "append", original)
     summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
     same_files(ref, out)
-    assert summary.resumed_batches == 15
+    assert summary.resumed_batches == 6
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_torn_journal_orphans_and_damaged_parts_are_redone(tmp_path: Path, corpus: Path) -> None:
     spec = spec_for("mask")
-    ref = reference(tmp_path, spec, corpus)
-    out = tmp_path / "par.jsonl"
+    ref = reference(tmp_path, spec, corpus, "ref.jsonl.gz")  # gzip output: stored as parts, merged
+    out = tmp_path / "par.jsonl.gz"
     with pytest.raises(Crash):
         deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(8))
     work = work_folder_for(out)
@@ -296,6 +369,35 @@ def test_torn_journal_orphans_and_damaged_parts_are_redone(tmp_path: Path, corpu
     summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
     same_files(ref, out)
     assert summary.resumed_batches == 6  # 8 journaled, one damaged, one lost
+
+
+def test_a_streamed_run_resumes_from_its_longest_intact_prefix(tmp_path: Path, corpus: Path) -> None:
+    spec = spec_for("mask")
+    ref = reference(tmp_path, spec, corpus)
+    out = tmp_path / "par.jsonl"
+    with pytest.raises(Crash):
+        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(8))
+    work = work_folder_for(out)
+    assert not list((work / "parts").iterdir())  # streamed: no parts
+    spools = json.loads((work / "spools.json").read_text())["temporaries"]
+    output_tmp, audit_tmp = (Path(p) for p in spools)
+    assert output_tmp.parent == out.parent and audit_tmp.parent == out.parent
+    records = [json.loads(line) for line in (work / "journal.jsonl").read_text().splitlines()]
+    assert [r["batch"] for r in records] == list(range(8))
+    # The output temporary holds the first 8 batches, exactly as the reference starts.
+    assert output_tmp.read_bytes() == ref.read_bytes()[: output_tmp.stat().st_size]
+    assert output_tmp.stat().st_size == sum(r["segments"][0][0] for r in records)
+    # Damage batch 3's bytes, add an unjournaled tail and a torn journal line.
+    third = sum(r["segments"][0][0] for r in records[:3])
+    data = bytearray(output_tmp.read_bytes())
+    data[third + 10] ^= 1
+    output_tmp.write_bytes(bytes(data) + b'{"id": "never journaled"}\n')
+    with open(work / "journal.jsonl", "a", encoding="utf-8") as journal:
+        journal.write('{"batch": 8, "docs": 8, "ids": "')
+    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    same_files(ref, out)
+    assert summary.resumed_batches == 3  # batches 0-2; 3 was damaged, so 3 and after are redone
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 @pytest.mark.parametrize(
@@ -413,3 +515,21 @@ def test_with_threads_only_fills_in_an_automatic_thread_count() -> None:
     assert narrowed.config.transformer.threads == 2 and narrowed.fingerprint() == spec.fingerprint()
     fixed = spec_for("mask", detectors={"transformer": {"threads": 4}})
     assert fixed.with_threads(1) is fixed
+
+
+def test_the_journal_is_flushed_per_batch_and_synced_at_most_twice_a_second(tmp_path: Path, monkeypatch) -> None:
+    """A kill -9 needs only the flush; a sync per batch would cap a many-worker run."""
+    from radeid import journal
+
+    synced: list[int] = []
+    monkeypatch.setattr(journal, "_fdatasync", lambda fd: synced.append(fd))
+    clock = iter([100.0, 100.1, 100.2, 100.3, 100.7, 100.8])
+    monkeypatch.setattr(journal.time, "monotonic", lambda: next(clock))
+    work = journal.WorkFolder.open(tmp_path / "out.jsonl", {"format": 2}, resume=False, key_matches=lambda c: True)
+    for batch in range(6):
+        work.record(journal.BatchRecord(batch, 1, "d", 0, "", segments=((1, "h"),)))
+        lines = (work.path / "journal.jsonl").read_text().splitlines()
+        assert len(lines) == batch + 1  # on disk (in the kernel) at once: what a kill -9 leaves
+    assert len(synced) == 2  # at 100.0 and 100.7 (0.5 s after the last sync); not at 100.1-100.3, 100.8
+    work.close()
+    assert len(synced) == 3  # closing syncs what is left

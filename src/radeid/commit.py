@@ -199,9 +199,11 @@ def finish_commit(record: Path) -> dict[str, Any] | None:
     return extra
 
 
-def remove_temporaries(targets: Iterable[Path | None]) -> None:
+def remove_temporaries(targets: Iterable[Path | None], keep: Iterable[Path] = ()) -> None:
     """Delete the temporaries a killed run left beside `targets` (`.NAME.XXXX.tmp`, files or folders,
-    and a folder swap's `.NAME.radeid-old`). Only call this while holding the run's lock."""
+    and a folder swap's `.NAME.radeid-old`), but those in `keep` (a resume continues them). Only call
+    this while holding the run's lock."""
+    kept = {Path(k).name for k in keep}
     for target in targets:
         if target is None:
             continue
@@ -212,5 +214,7 @@ def remove_temporaries(targets: Iterable[Path | None]) -> None:
             continue
         for entry in entries:
             name = entry.name
+            if name in kept and entry.parent == target.parent:
+                continue
             if (name.startswith(f".{target.name}.") and name.endswith(".tmp")) or name == _backup(target).name:
                 _apply(Move(entry, None, "remove"))

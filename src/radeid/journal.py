@@ -5,14 +5,18 @@ de-identified text, which may still contain PHI the detectors missed; mode 0700)
 
 * `manifest.json` — what the run is (input content digest, read options, batch size, pipeline
   fingerprint, a salted scrypt check of the key; never the key), written atomically once.
-* `parts/000000000042.jsonl` — the de-identified output of batch 42: one line per document with
-  its id, output text and replacements (offsets, labels, new text). No original text, no kept
-  columns, no patient id: the final merge re-reads those from the input. Written by a worker to a
-  temporary name, then renamed: a part either exists whole or not at all.
-* `journal.jsonl` — one line per finished batch (index, document count, digest of its ids, size
-  and SHA-256 of its part), appended and synced by the coordinating process only, after the
-  part is in place. A batch is done when its line is complete and its part matches the line
-  (so a part that a power loss left empty or torn is redone, never merged).
+* `parts/000000000042.jsonl` — (runs with a vault, gzip, Parquet or folder output, `radeid.merge`)
+  the de-identified output of batch 42: one line per document with its id, output text and
+  replacements (offsets, labels, new text). No original text, no kept columns, no patient id: the
+  final merge re-reads those from the input. Written by a worker to a temporary name, then
+  renamed: a part either exists whole or not at all.
+* `spools.json` — (streamed runs, `radeid.stream`) the names of the output's and the audit's
+  temporaries the batches are appended to, and where the first batch starts in each.
+* `journal.jsonl` — one line per finished batch (index, document count, digest of its content,
+  size and SHA-256 of its part, or of each segment it appended to the temporaries), appended and
+  flushed (fsynced at most every `SYNC_SECONDS`) by the coordinating process only, after the
+  part is in place or the bytes appended. A batch is done when its line is complete and its part
+  (its segments) match the line, so what a power loss left empty or torn is redone, never used.
 * `lock` — held (flock) by the running process; the OS drops it when the process dies.
 * `commit.json` — written (fsynced) once output, audit and vault are all staged and synced beside
   their targets, before the first of their renames: a resume that finds it replays the renames
@@ -31,15 +35,14 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from radeid import metakeys
-from radeid.categories import Category
 from radeid.commit import fsync_dir as _fsync_dir
-from radeid.document import Replacement, Result, Span
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import walk_files
 
@@ -52,7 +55,6 @@ __all__ = [
     "FORMAT_VERSION",
     "BatchRecord",
     "JournalError",
-    "PartDocument",
     "ResumeMismatchError",
     "RunInProgressError",
     "WorkFolder",
@@ -60,11 +62,11 @@ __all__ = [
     "fingerprint_input",
     "docs_digest",
     "ids_digest",
-    "read_part",
     "work_folder_for",
-    "write_part",
 ]
 
+#: The journal is fsynced at most this often (see `WorkFolder.record`).
+SYNC_SECONDS = 0.5
 FORMAT_VERSION = 2  # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`)
 _WORK_SUFFIX = ".radeid-work"
 _DONE_SUFFIX = ".radeid-done"
@@ -163,6 +165,11 @@ class BatchRecord:
     stats: dict[str, int] = field(default_factory=dict)
     #: Documents the pipeline failed on (`--on-error skip`): (index in the batch, exception type).
     skipped: tuple[tuple[int, str], ...] = ()
+    #: A streamed batch (`radeid.stream`): (byte count, SHA-256) of what it appended to each of the
+    #: run's temporaries (output, audit), in order; empty for a batch stored as a part.
+    segments: tuple[tuple[int, str], ...] = ()
+    #: A streamed batch: its replacements by category (a part's are counted when it is merged).
+    categories: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, line: str) -> BatchRecord | None:
@@ -171,87 +178,12 @@ class BatchRecord:
             batch, docs, size = int(data["batch"]), int(data["docs"]), int(data["size"])
             stats = {str(k): int(v) for k, v in dict(data.get("stats") or {}).items()}
             skipped = tuple((int(i), str(t)) for i, t in data.get("skipped") or ())
-            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped)
+            segments = tuple((int(n), str(h)) for n, h in data.get("segments") or ())
+            categories = {str(k): int(v) for k, v in dict(data.get("categories") or {}).items()}
+            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped, segments, categories)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None
-
-
-@dataclass(frozen=True, slots=True)
-class _KindReplacement(Replacement):
-    """A replacement read back from a part that carried a `kind` (the audit writes it)."""
-
-    kind: str = ""
-
-
-@dataclass(frozen=True)
-class PartDocument:
-    """What a part keeps of one `Result`: id, output text, replacements."""
-
-    id: str
-    text: str
-    replacements: tuple[Replacement, ...]
-
-    def result_for(self, document: Any) -> Result:
-        """The `Result` as the pipeline made it, around the document re-read from the input."""
-        return Result(document, self.text, self.replacements)
-
-
-def _encode(result: Result) -> str:
-    reps = []
-    for rep in result.replacements:
-        s = rep.span
-        row: list[Any] = [s.start, s.end, s.category.value, s.subtype, s.score, s.source, rep.new_text]
-        kind = getattr(rep, "kind", None)
-        if kind is not None:
-            row.append(str(kind))
-        reps.append(row)
-    return json.dumps({"id": result.document.id, "text": result.text, "r": reps}, ensure_ascii=False) + "\n"
-
-
-_CATEGORIES = {c.value: c for c in Category}
-
-
-def _decode(line: str) -> PartDocument:
-    data = json.loads(line)
-    reps: list[Replacement] = []
-    for row in data["r"]:
-        span = Span(int(row[0]), int(row[1]), _CATEGORIES[row[2]], row[3], float(row[4]), str(row[5]))
-        reps.append(_KindReplacement(span, row[6], row[7]) if len(row) > 7 else Replacement(span, row[6]))
-    return PartDocument(str(data["id"]), str(data["text"]), tuple(reps))
-
-
-def write_part(path: Path, results: Sequence[Result]) -> tuple[int, str]:
-    """Write a batch's results atomically (temp + rename); returns (size, sha256).
-
-    No fsync here: a killed process loses nothing the kernel already has, and after a power
-    loss a part that did not reach the disk fails its journaled SHA-256 and is simply redone.
-    """
-    data = "".join(_encode(r) for r in results).encode("utf-8", "surrogatepass")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
-    return len(data), hashlib.sha256(data).hexdigest()
-
-
-def read_part(path: Path, record: BatchRecord) -> list[PartDocument]:
-    """The documents of a part, after checking it is the one the journal recorded."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise JournalError(f"cannot read part {path.name} of the work folder: {exc.strerror or exc}") from None
-    if len(data) != record.size or hashlib.sha256(data).hexdigest() != record.sha256:
-        raise JournalError(
-            f"part {path.name} of the work folder {str(path.parent.parent)!r} changed after it was written; "
-            "rerun with --resume to redo it"
-        )
-    # Split on "\n" only: the text may hold U+2028, U+2029 or U+0085, which `splitlines()` splits on.
-    lines = data.decode("utf-8", "surrogatepass").split("\n")
-    docs = [_decode(line) for line in lines if line]
-    if len(docs) != record.docs - len(record.skipped):
-        raise JournalError(f"part {path.name} holds {len(docs)} documents, the journal says {record.docs}")
-    return docs
 
 
 def _part_ok(path: Path, record: BatchRecord) -> bool:
@@ -314,6 +246,7 @@ class WorkFolder:
         self.resumed = resumed
         self._lock = lock
         self._journal: IO[str] | None = open(path / "journal.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        self._synced = float("-inf")  # the first batch is synced at once
 
     @classmethod
     def open(cls, output: Path, manifest: Mapping[str, Any], *, resume: bool, key_matches: Any) -> WorkFolder:
@@ -362,16 +295,37 @@ class WorkFolder:
         return self.parts / f"{batch:012d}.jsonl"
 
     def record(self, record: BatchRecord) -> None:
-        """Journal a finished batch (its part is already in place): append, flush, fsync."""
+        """Journal a finished batch (its part or its bytes are already in place): append and flush
+        to the kernel, which is all a `kill -9` needs; fsync at most every `SYNC_SECONDS`.
+
+        A sync costs milliseconds (2.7 ms here) and blocks the coordinating process: once per batch
+        it would cap a many-worker run at a few hundred batches/s. Syncing less often is safe: a
+        journal line that a power loss takes is a batch redone, and a line that outlives its data
+        fails its size/hash check on resume and is redone too."""
         assert self._journal is not None
         self._journal.write(json.dumps(asdict(record), separators=(",", ":")) + "\n")
         self._journal.flush()
-        _fdatasync(self._journal.fileno())
+        now = time.monotonic()
+        if now - self._synced >= SYNC_SECONDS:
+            _fdatasync(self._journal.fileno())
+            self._synced = now
         self.done[record.batch] = record
+
+    def keep_only(self, batches: Iterable[int]) -> None:
+        """Forget every finished batch but `batches` (a resume found the rest unusable), on disk too."""
+        keep = set(batches)
+        self.done = {b: r for b, r in self.done.items() if b in keep}
+        if self._journal is not None:
+            self._journal.close()
+        _rewrite_journal(self.path, self.done.values())
+        self._journal = open(self.path / "journal.jsonl", "a", encoding="utf-8")  # noqa: SIM115
 
     def close(self) -> None:
         """Release the journal and the lock; the folder stays for a later `--resume`."""
         if self._journal is not None:
+            with contextlib.suppress(OSError):  # what was journaled since the last sync
+                self._journal.flush()
+                _fdatasync(self._journal.fileno())
             self._journal.close()
             self._journal = None
         if self._lock is not None:
@@ -469,7 +423,7 @@ def _load_journal(path: Path) -> dict[int, BatchRecord]:
     parts.mkdir(mode=0o700, exist_ok=True)
     done: dict[int, BatchRecord] = {}
     for record in _journal_lines(path):
-        if _part_ok(parts / f"{record.batch:012d}.jsonl", record):
+        if record.segments or _part_ok(parts / f"{record.batch:012d}.jsonl", record):  # streamed: see radeid.stream
             done[record.batch] = record
         else:
             done.pop(record.batch, None)
@@ -478,9 +432,13 @@ def _load_journal(path: Path) -> dict[int, BatchRecord]:
         if entry.name not in keep:
             with contextlib.suppress(OSError):
                 entry.unlink()
-    lines = "".join(json.dumps(asdict(r), separators=(",", ":")) + "\n" for r in sorted(done.values(), key=_batch))
-    _write_atomic(path / "journal.jsonl", lines)
+    _rewrite_journal(path, done.values())
     return done
+
+
+def _rewrite_journal(path: Path, records: Iterable[BatchRecord]) -> None:
+    lines = "".join(json.dumps(asdict(r), separators=(",", ":")) + "\n" for r in sorted(records, key=_batch))
+    _write_atomic(path / "journal.jsonl", lines)
 
 
 def _batch(record: BatchRecord) -> int:

@@ -4,17 +4,18 @@
 boundaries, same writers, same handling of bad records), with three differences:
 
 * Batches run in `workers` processes, each building the pipeline once from a picklable
-  `PipelineSpec` (the pool initializer). At most `2 * workers` batches are in flight, so memory is
-  bounded by the batch size, not by the corpus.
-* Every finished batch is stored as a part in a work folder beside the output and journaled
-  (see `radeid.journal`). After a crash, `resume=True` skips the journaled batches and redoes the
-  rest. Output order is input order because parts are merged by batch index, not by finishing time.
-* The output, audit and vault are written at the end, in one pass over the parts, into
-  temporaries, then committed as one unit (`radeid.commit`: stage and fsync all three, record the
-  renames in the work folder, rename; a resume finishes an interrupted commit). The merge
-  re-reads the input for each document's metadata (kept columns, folder paths), so the parts never
-  hold more than the de-identified text and the replacements; each batch's content digest is
-  checked against the journal, so an input changed during the run is refused.
+  `PipelineSpec` (the pool initializer). At most `2 * workers` batches are in flight (and as many
+  finished ones waiting for an earlier one), so memory is bounded by the batch size.
+* Results go to the output in input order as they arrive (`radeid.stream`), for JSONL/CSV output
+  with the audit and no vault: each worker serializes its batch (output rows, kept columns,
+  audit lines); this process appends the bytes to the temporaries in batch order and journals
+  each batch's byte counts and hashes in a work folder beside the output (`radeid.journal`).
+  After a crash, `resume=True` cuts the temporaries back to the last whole journaled batch and
+  continues. Other outputs (a vault, gzip, Parquet, folders) store every batch as a part and
+  merge the parts at the end (`radeid.merge`).
+* Output, audit and vault are committed as one unit (`radeid.commit`: stage and fsync all,
+  record the renames in the work folder, rename; a resume finishes an interrupted commit). An
+  input changed during the run is refused (its content digest is checked before the commit).
 
 Because every surrogate is keyed by (key, scope, original), and batches are the same as
 `deidentify_path`'s, the output is byte-identical to a single-process run, resumed or not.
@@ -31,7 +32,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -51,11 +52,10 @@ from radeid.batch import (
     deidentify_each,
     pipeline_issue,
 )
-from radeid.commit import commit_together, finish_commit, remove_temporaries
+from radeid.commit import finish_commit, remove_temporaries
 from radeid.config import ConfigError
-from radeid.document import Document, Result
+from radeid.document import Document
 from radeid.io.errors import InputNotFoundError, OutputExistsError
-from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.journal import (
@@ -65,14 +65,22 @@ from radeid.journal import (
     WorkFolder,
     docs_digest,
     fingerprint_input,
-    read_part,
     work_folder_for,
-    write_part,
 )
+from radeid.merge import COMMIT_RECORD, merge_parts, write_part
 from radeid.paths import check_paths
 from radeid.pipeline import Deidentifier
 from radeid.spec import PipelineSpec, canonical
-from radeid.vault import VaultWriter
+from radeid.stream import (
+    Encoded,
+    StreamFormat,
+    StreamSink,
+    commit_stream,
+    drop,
+    encode_batch,
+    open_stream,
+    spooled_paths,
+)
 
 __all__ = [
     "ParallelRunError",
@@ -122,40 +130,64 @@ def _watch_parent(parent: int) -> None:
             os._exit(1)
 
 
-def _init_worker(spec: PipelineSpec, parts: str, parent: int, threads: int) -> None:
+@dataclass
+class _Target:
+    """Where a worker's batches go: a part file each, or (streaming) serialized bytes returned to
+    the coordinator (`radeid.stream`). Built in each process: an encoder is a closure."""
+
+    parts: Path
+    stream: StreamFormat | None
+    id_key: bytes | None
+    encoder: Any = None
+
+    def __post_init__(self) -> None:
+        if self.stream is not None:
+            self.encoder = self.stream.encoder()
+
+
+def _init_worker(spec: PipelineSpec, parts: str, parent: int, threads: int, stream: StreamFormat | None) -> None:
     """Pool initializer: build the pipeline once per process (a model gets its share of the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="radeid-parent-watch").start()
-    _WORKER["parts"] = Path(parts)
+    _WORKER["target"] = _Target(Path(parts), stream, _id_key(spec))
     try:
         _WORKER["deid"] = spec.with_threads(threads).build()
     except Exception as exc:  # noqa: BLE001 - raised again, with its own type, by the first batch
         _WORKER["error"] = exc  # (an initializer error would only say "the pool is broken")
 
 
+def _id_key(spec: PipelineSpec) -> bytes | None:
+    return spec.key if spec.config.io.pseudonymize_ids else None
+
+
 def _part_name(batch: int) -> str:
     return f"{batch:012d}.jsonl"
 
 
-_Outcome = tuple[int, int, str, dict[str, int], tuple[tuple[int, str], ...]]
+#: (batch, content digest, payload: (part size, part SHA-256) or the serialized batch, the
+#: replacer's stats, failed documents as (index in batch, exception type name): never a message).
+_Outcome = tuple[int, str, "tuple[int, str] | Encoded", dict[str, int], tuple[tuple[int, str], ...]]
 
 
-def _process(deid: Deidentifier, parts: Path, batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
-    """De-identify one batch, store its part; returns (batch, part size, part SHA-256, stats,
-    failed documents as (index in batch, exception type name): never the exception's message)."""
+def _process(deid: Deidentifier, target: _Target, batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
+    """De-identify one batch; store its part, or serialize it for the coordinator to append."""
     stats = getattr(deid.replacer, "stats", None)
     before = Counter(stats) if isinstance(stats, Counter) else Counter()
     results, failed = deidentify_each(deid, docs, on_error)
-    size, sha = write_part(parts / _part_name(batch), results)
+    payload: tuple[int, str] | Encoded
+    if target.stream is not None:
+        payload = encode_batch(results, target.encoder, target.stream, target.id_key)
+    else:
+        payload = write_part(target.parts / _part_name(batch), results)
     after = Counter(stats) if isinstance(stats, Counter) else Counter()
     skipped = tuple((i, type(exc).__name__) for i, exc in failed)
-    return batch, size, sha, {k: int(v) for k, v in (after - before).items()}, skipped
+    return batch, docs_digest(docs), payload, {k: int(v) for k, v in (after - before).items()}, skipped
 
 
 def _run_batch(batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
     if "error" in _WORKER:
         raise _WORKER["error"]
-    return _process(_WORKER["deid"], _WORKER["parts"], batch, docs, on_error)
+    return _process(_WORKER["deid"], _WORKER["target"], batch, docs, on_error)
 
 
 class _PipelineFailed(Exception):
@@ -167,7 +199,7 @@ class _PipelineFailed(Exception):
 
 
 def _default_context() -> BaseContext:
-    """"spawn": a fresh interpreter per worker, safe whatever threads the caller runs (a progress
+    """ "spawn": a fresh interpreter per worker, safe whatever threads the caller runs (a progress
     bar, Spark's gateway). Spawn re-imports the caller's main script, which fails for code read
     from stdin (`python - <<EOF`): there, where fork exists, fork."""
     main = sys.modules.get("__main__")
@@ -194,7 +226,7 @@ def _manifest(spec: PipelineSpec, input_path: Path, input_format: InputFormat | 
 def _preflight(
     output: Path, out_fmt: InputFormat | None, options: ReadOptions, input_path: Path, audit: Path, vault: Path | None
 ) -> None:
-    """Refuse a bad output before hours of work: open the writers the merge will use, then drop them
+    """Refuse a bad output before hours of work: open the writers the run will use, then drop them
     (the vault: a temporary file where its own will go)."""
     open_writer(output, out_fmt, options, input_path=input_path).abort()
     AuditWriter(audit).abort()
@@ -210,12 +242,6 @@ def _preflight(
         os.unlink(tmp)
 
 
-def _only_documents(path: Path, fmt: InputFormat | None, options: ReadOptions) -> Iterator[Document]:
-    for item in read_documents(path, fmt, options):
-        if not isinstance(item, ReadIssue):
-            yield item
-
-
 class _Pool:
     """Batches in flight, in worker processes (or in this process for `workers=1`)."""
 
@@ -227,16 +253,19 @@ class _Pool:
         context: BaseContext | None,
         on_batch: Any,
         on_error: OnError,
-        summary: RunSummary,
+        summary: ParallelRunSummary,
+        stream: StreamFormat | None,
     ) -> None:
         self.work = work
         self.on_batch = on_batch
         self.on_error = on_error
         self.summary = summary
         self.limit = 2 * workers
-        self.pending: dict[Future[_Outcome], tuple[list[Document], str]] = {}
+        self.pending: dict[Future[_Outcome], list[Document]] = {}
         self.local: Deidentifier | None = None
+        self.target: _Target | None = None
         self.executor: ProcessPoolExecutor | None = None
+        self.sink: StreamSink | None = None
         if workers == 1:
             try:
                 self.local = spec.build()
@@ -244,33 +273,39 @@ class _Pool:
                 raise
             except (ValueError, OSError) as exc:  # a rule/list file, a model: as with -w 2 (exit 2)
                 raise ConfigError(str(exc)) from None
+            self.target = _Target(work.parts, stream, _id_key(spec))
         else:
             self.executor = ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=context or _default_context(),
                 initializer=_init_worker,
-                initargs=(spec, str(work.parts), os.getpid(), max(1, default_workers() // workers)),
+                initargs=(spec, str(work.parts), os.getpid(), max(1, default_workers() // workers), stream),
             )
 
     def submit(self, batch: int, docs: list[Document]) -> None:
-        digest = docs_digest(docs)
         if self.local is not None:
-            self._done(_process(self.local, self.work.parts, batch, docs, self.on_error), docs, digest)
+            assert self.target is not None
+            self._done(_process(self.local, self.target, batch, docs, self.on_error), docs)
             return
         assert self.executor is not None
-        while len(self.pending) >= self.limit:
+        # Bounded memory: batches in flight, and finished ones waiting for an earlier one.
+        while self.pending and (len(self.pending) >= self.limit or self.held >= 2 * self.limit):
             self._collect(FIRST_COMPLETED)
-        self.pending[self.executor.submit(_run_batch, batch, docs, self.on_error)] = (docs, digest)
+        self.pending[self.executor.submit(_run_batch, batch, docs, self.on_error)] = docs
+
+    @property
+    def held(self) -> int:
+        return self.sink.held if self.sink is not None else 0
 
     def _collect(self, how: str) -> None:
         finished, _ = wait(list(self.pending), return_when=how)
         failure: BaseException | None = None
         for future in finished:  # journal every success before raising a failure: less to redo
-            docs, digest = self.pending.pop(future)
+            docs = self.pending.pop(future)
             error = future.exception()
             if error is None:
                 try:
-                    self._done(future.result(), docs, digest)
+                    self._done(future.result(), docs)
                 except _PipelineFailed as exc:
                     failure = failure or exc
             elif failure is None:
@@ -278,15 +313,27 @@ class _Pool:
         if failure is not None:
             raise failure
 
-    def _done(self, outcome: _Outcome, docs: list[Document], digest: str) -> None:
-        batch, size, sha, stats, skipped = outcome
+    def _done(self, outcome: _Outcome, docs: list[Document]) -> None:
+        batch, digest, payload, stats, skipped = outcome
         if skipped and self.on_error == "fail":
             index, name = skipped[0]
             raise _PipelineFailed(pipeline_issue(docs[index], name, "fail"))
-        self.work.record(BatchRecord(batch, len(docs), digest, size, sha, stats, skipped))
         self.summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in skipped)
+        if isinstance(payload, Encoded):
+            assert self.sink is not None
+            record = BatchRecord(batch, len(docs), digest, 0, "", stats, skipped, payload.segments, payload.categories)
+            self.sink.add(record, payload)  # appended and journaled in batch order; counted by `appended`
+            return
+        size, sha = payload
+        self.work.record(BatchRecord(batch, len(docs), digest, size, sha, stats, skipped))
         if self.on_batch:
             self.on_batch(len(docs))
+
+    def appended(self, record: BatchRecord) -> None:
+        """A streamed batch is in the output (or was, before a resume): count it."""
+        _count_streamed(self.summary, record)
+        if self.on_batch:
+            self.on_batch(record.docs)
 
     def drain(self) -> None:
         while self.pending:
@@ -298,6 +345,12 @@ class _Pool:
             # orphans that a resume deletes), so no worker is killed mid-write.
             self.executor.shutdown(wait=True, cancel_futures=failed)
             self.executor = None
+
+
+def _count_streamed(summary: ParallelRunSummary, record: BatchRecord) -> None:
+    summary.spans += sum(record.categories.values())
+    summary.by_category.update(record.categories)
+    summary.replacer_stats.update(record.stats)
 
 
 def deidentify_path_parallel(
@@ -326,8 +379,9 @@ def deidentify_path_parallel(
     `on_batch(n)` is called as batches finish (and, on resume, as journaled ones are skipped).
     `on_error`, `RunAborted`, the summary and the vault (`vault_path` + `vault_key`) behave as in
     `batch.deidentify_path`; a run stopped by a bad record deletes its work folder (the input must
-    change before it can succeed). The vault is written in the final pass, from the re-read
-    originals: the work folder never holds an original PHI string.
+    change before it can succeed). With a vault, batches are stored as parts and the vault is
+    written in the final pass, from the re-read originals: the work folder never holds an
+    original PHI string.
     """
     input_path, output_path = Path(input_path), Path(output_path)
     options = options or ReadOptions()
@@ -344,6 +398,8 @@ def deidentify_path_parallel(
     out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
     _preflight(output_path, out_fmt, options, input_path, audit, Path(vault_path) if vault_path else None)
 
+    vault_file = Path(vault_path) if vault_path is not None else None
+    stream = StreamFormat.choose(output_path, out_fmt, options, audit, vault_file)
     summary = ParallelRunSummary(workers=workers)
     manifest = _manifest(spec, input_path, input_format, options)
     work = WorkFolder.open(output_path, manifest, resume=resume, key_matches=spec.key_matches)
@@ -351,8 +407,9 @@ def deidentify_path_parallel(
     if work.resumed:
         try:
             done = finish_commit(work.path / COMMIT_RECORD)
-            if done is None:  # a run killed mid-merge left temporaries beside the outputs
-                remove_temporaries([output_path, audit, vault_path])
+            if done is None:  # a run killed mid-way left temporaries beside the outputs
+                keep = (spooled_paths(work) or []) if stream is not None else []
+                remove_temporaries([output_path, audit, vault_path], keep=keep)
         except BaseException:
             work.close()
             raise
@@ -363,13 +420,19 @@ def deidentify_path_parallel(
             summary.resumed_documents = summary.documents
             work.finish()
             return summary
+        # A batch journaled the other way (the vault or the output changed) is redone.
+        work.keep_only(b for b, r in work.done.items() if bool(r.segments) == (stream is not None))
     size = spec.config.pipeline.batch_size
+    writers: list[Any] = []
     try:
-        pool = _Pool(spec, work, workers, mp_context, on_batch, on_error, summary)
+        pool = _Pool(spec, work, workers, mp_context, on_batch, on_error, summary, stream)
         failed = True
         try:
-            stream = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
-            for batch, docs in enumerate(_batches(stream, size)):
+            if stream is not None:
+                writers = open_stream(work, output_path, out_fmt, options, input_path, audit)
+                pool.sink = StreamSink(work, writers, len(work.done), pool.appended)
+            stream_docs = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
+            for batch, docs in enumerate(_batches(stream_docs, size)):
                 summary.documents += len(docs)
                 summary.batches += 1
                 record = work.done.get(batch)
@@ -381,19 +444,28 @@ def deidentify_path_parallel(
                 summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in record.skipped)
                 summary.resumed_batches += 1
                 summary.resumed_documents += len(docs)
-                if on_batch:
+                if stream is not None:
+                    pool.appended(record)
+                elif on_batch:
                     on_batch(len(docs))
             pool.drain()
             failed = False
         finally:
             pool.close(failed=failed)
-        vault = (Path(vault_path), vault_key) if vault_path is not None and vault_key is not None else None
-        id_key = spec.key if spec.config.io.pseudonymize_ids else None
-        _merge(work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size, id_key)
+        if stream is not None:
+            commit_stream(work, summary, writers, input_path, manifest["input"])
+        else:
+            vault = (vault_file, vault_key) if vault_file is not None and vault_key is not None else None
+            id_key = _id_key(spec)
+            merge_parts(
+                work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size, id_key
+            )
     except (RunAborted, DuplicateIdError):
+        drop(writers)
         work.discard()  # the input must change before the run can succeed: nothing to resume
         raise
     except _PipelineFailed as exc:
+        drop(writers)
         work.discard()
         summary.aborted = True
         summary.errors.append(exc.issue)
@@ -401,8 +473,12 @@ def deidentify_path_parallel(
     except BaseException as exc:
         kept = bool(work.done) or work.resumed
         if kept:
+            for writer in writers:  # a resume continues the streamed temporaries
+                with contextlib.suppress(Exception):
+                    writer.release()
             work.close()
         else:
+            drop(writers)
             work.discard()  # nothing was finished: leave no folder that would demand --resume
         if isinstance(exc, BrokenProcessPool):
             then = f"finished batches are kept in {str(work.path)!r}: rerun with --resume" if kept else "nothing kept"
@@ -411,71 +487,3 @@ def deidentify_path_parallel(
         raise
     work.finish()
     return summary
-
-
-COMMIT_RECORD = "commit.json"
-
-
-def _merge(
-    work: WorkFolder,
-    summary: ParallelRunSummary,
-    input_path: Path,
-    output_path: Path,
-    audit_path: Path,
-    vault: tuple[Path, bytes] | None,
-    input_format: InputFormat | None,
-    out_fmt: InputFormat | None,
-    options: ReadOptions,
-    size: int,
-    id_key: bytes | None = None,
-) -> None:
-    """Stream every part, in batch order, into temporaries; then commit output, audit and vault as
-    one unit (`radeid.commit.commit_together`, with its record in the work folder for a resume)."""
-    written = skipped = 0
-    writers: list[Any] = []
-    try:
-        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
-        writers.append(writer)
-        audit = AuditWriter(audit_path)
-        writers.append(audit)
-        vault_writer = VaultWriter(*vault) if vault is not None else None
-        if vault_writer is not None:
-            writers.append(vault_writer)
-            vault_writer.open()
-        for batch, docs in enumerate(_batches(_only_documents(input_path, input_format, options), size)):
-            record = work.done.get(batch)
-            if record is None:
-                raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
-            parts = read_part(work.part_path(batch), record)
-            changed = docs_digest(docs) != record.ids
-            first, last = docs[0].id, docs[-1].id
-            if record.skipped:
-                gone = {i for i, _ in record.skipped}
-                docs = [doc for i, doc in enumerate(docs) if i not in gone]
-            if changed or [p.id for p in parts] != [d.id for d in docs]:
-                raise JournalError(
-                    f"the input {str(input_path)!r} changed during the run (batch {batch}, documents "
-                    f"{first!r} to {last!r}, differs from what was de-identified); nothing was written. "
-                    f"Rerun from the start (delete {str(work.path)!r})"
-                )
-            skipped += len(record.skipped)
-            for doc, part in zip(docs, parts, strict=True):
-                result: Result = pseudonymize_result(part.result_for(doc), id_key)
-                writer.write(result)
-                audit.write(result)
-                if vault_writer is not None:
-                    vault_writer.add(result)
-                summary.spans += len(result.replacements)
-                summary.by_category.update(r.span.category.value for r in result.replacements)
-            summary.replacer_stats.update(record.stats)
-            written += record.docs
-        if written != summary.documents:  # the input changed between the two reads: commit nothing
-            raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
-    except BaseException:
-        for each in writers:
-            with contextlib.suppress(Exception):
-                each.abort()
-        raise
-    summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written
-    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
-    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)

@@ -118,17 +118,28 @@ def test_disk_full_during_the_merge_names_the_path_and_says_resume(
 
     from radeid.io.writers import AuditWriter
 
+    appended: list[bytes] = []
+    append = AuditWriter.append
+
     def full(self, result):  # noqa: ANN001, ANN202
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(AuditWriter, "write", full)
+    def full_after_one(self, data):  # noqa: ANN001, ANN202
+        if appended:
+            full(self, data)
+        appended.append(data)
+        return append(self, data)
+
+    monkeypatch.setattr(AuditWriter, "write", full)  # a merged run (parts)
+    monkeypatch.setattr(AuditWriter, "append", full_after_one)  # a streamed run (JSONL output, as here)
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     out = tmp_path / "deep" / "out.jsonl"
-    code, output = cli("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1")
+    code, output = cli("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1", "--batch-size", "1")
     flat = output.replace("\n", "")
     assert code == 2, output
     assert "No space left on device" in flat and str(out.parent.resolve()) in flat and "--resume" in flat
     assert "Traceback" not in output
     monkeypatch.undo()
-    code, output = cli("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1", "--resume", "-q")
+    code, output = cli("deid", src, "-o", out, "--mode", "tag", "--no-model", "-w", "1", "--batch-size", "1",
+                          "--resume", "-q")  # fmt: skip
     assert code == 0, output

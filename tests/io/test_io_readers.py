@@ -445,3 +445,20 @@ def test_txt_non_utf8_names_file_and_line(tmp_path: Path) -> None:
     assert (issue.path, issue.line, issue.doc_id) == (str(root / "a.txt"), 3, "a")
     assert "not valid utf-8" in issue.reason
     assert_no_text(issues)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("plain ASCII report", None),
+        ("", None),
+        ("Müller, São Paulo, 北京, emoji \U0001f600", None),  # valid non-ASCII, astral too
+        ("abc\ud800def", 3),  # a lone high surrogate
+        ("é\udfff", 1),  # a lone low surrogate after non-ASCII
+        ("x\udc00y\ud800", 1),  # the first of two
+    ],
+)
+def test_bad_unicode_finds_the_first_lone_surrogate(value: str, expected: int | None) -> None:
+    from radeid.io.records import bad_unicode
+
+    assert bad_unicode(value) == expected

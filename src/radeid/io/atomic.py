@@ -16,6 +16,7 @@ import io
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -149,7 +150,36 @@ class AtomicTextFile:
             self.atomic.discard()
             raise
         self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0) if is_gzip(target) else None
-        self.handle = io.TextIOWrapper(self._gz or self._raw, encoding="utf-8", newline="")
+        self.handle: io.TextIOWrapper[Any] = io.TextIOWrapper(self._gz or self._raw, encoding="utf-8", newline="")
+
+    def append(self, data: bytes) -> int:
+        """Append bytes already encoded (a worker's UTF-8 serialization); returns the end offset.
+
+        Only for a plain (not gzip) file: the parallel runner streams finished batches here and
+        journals the offsets, so a resume can cut the temporary back to its last whole batch."""
+        if self._gz is not None:
+            raise ValueError("cannot append raw bytes to a gzip output")
+        self.handle.flush()
+        self._raw.write(data)
+        return self._raw.tell()
+
+    def tell(self) -> int:
+        """Bytes written so far (a plain file only), after flushing the text layer."""
+        self.handle.flush()
+        return self._raw.tell()
+
+    def adopt(self, tmp: Path, offset: int) -> None:
+        """Continue the temporary `tmp` a killed run left (cut back to `offset`) instead of the
+        fresh one: a resume keeps the batches journaled as written there."""
+        self.handle.flush()
+        self.handle.detach()
+        self._raw.close()
+        self.atomic.discard()
+        self.atomic.tmp, self.atomic.done = tmp, False
+        self._raw = open(tmp, "r+b")  # noqa: SIM115
+        self._raw.truncate(offset)
+        self._raw.seek(offset)
+        self.handle = io.TextIOWrapper(self._raw, encoding="utf-8", newline="")
 
     def _close(self, *, sync: bool) -> None:
         if self._raw.closed:
@@ -249,6 +279,29 @@ class TextFileOutput(Committable):
     def _stage(self) -> list[Move]:
         return self._file.stage()
 
+    def append(self, data: bytes) -> int:
+        """Append serialized rows (see `AtomicTextFile.append`); returns the end offset."""
+        self._ensure_open()
+        return self._file.append(data)
+
+    def temporary(self) -> Path:
+        """The temporary file being written (the parallel runner names it in its work folder)."""
+        return self._file.atomic.tmp
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def adopt(self, tmp: Path, offset: int) -> None:
+        """Continue an interrupted run's temporary from `offset` (see `AtomicTextFile.adopt`)."""
+        self._ensure_open()
+        self._file.adopt(tmp, offset)
+
+    def release(self) -> None:
+        """Close, but keep the temporary: the run was interrupted and a resume continues it."""
+        if self._state == "open":
+            self._state = "aborted"
+            self._file._close(sync=False)
+
     def _abort(self) -> None:
         self._file.abort()
 
@@ -290,6 +343,13 @@ class DocumentWriter(Committable):
 
     def _write(self, result: Result) -> None:
         raise NotImplementedError
+
+    @classmethod
+    def encoder(cls, path: Path, options: ReadOptions) -> Callable[[Result], str] | None:
+        """A function giving the exact text `write` adds for one result, for formats whose output is
+        a concatenation of per-document text (JSONL, CSV); None for the others. The parallel runner
+        lets its workers serialize with it and only moves the bytes."""
+        return None
 
 
 class TextDocumentWriter(DocumentWriter, TextFileOutput):

@@ -34,6 +34,7 @@ __all__ = [
     "AuditRecord",
     "AuditWriter",
     "audit_rows",
+    "audit_text",
     "read_audit",
     "span_rows",
 ]
@@ -118,10 +119,19 @@ class AuditWriter(TextFileOutput):
         """Audit every replacement of one document; returns the number of lines written."""
         self._ensure_open()
         rows = audit_rows(result, include_patient_id=self.include_patient_id)
-        self._file.handle.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+        self._file.handle.write(_lines(rows))
         self.count += len(rows)
         self.documents += 1
         return len(rows)
+
+
+def audit_text(result: Result, *, include_patient_id: bool = False) -> str:
+    """The exact text `AuditWriter.write` adds for `result` (the parallel runner's workers use it)."""
+    return _lines(audit_rows(result, include_patient_id=include_patient_id))
+
+
+def _lines(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -198,7 +208,6 @@ def _audit_files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
     return [f for f in walk_files(path) if not f.name.startswith("_")]
-
 
 
 def read_audit(path: str | os.PathLike[str]) -> Iterator[AuditRecord]:

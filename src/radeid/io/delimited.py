@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from radeid import metakeys
 from radeid.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
@@ -224,10 +226,28 @@ class CsvWriter(TextDocumentWriter):
         self._csv.writerow([options.id_col, options.text_col, *options.keep_columns])
 
     def _write(self, result: Result) -> None:
-        kept = self.kept(result)
-        self._csv.writerow(
-            [result.document.id, result.text, *(_csv_cell(kept.get(c)) for c in self.options.keep_columns)]
-        )
+        self._csv.writerow(_csv_row(self.options, result))
+
+    @classmethod
+    def encoder(cls, path: Path, options: ReadOptions) -> Callable[[Result], str] | None:
+        if is_gzip(path):
+            return None
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, delimiter=_delimiter(path, options), lineterminator="\r\n")
+
+        def encode(result: Result) -> str:
+            buffer.seek(0)
+            buffer.truncate()
+            writer.writerow(_csv_row(options, result))
+            return buffer.getvalue()
+
+        return encode
+
+
+def _csv_row(options: ReadOptions, result: Result) -> list[str]:
+    columns = result.document.metadata.get(metakeys.COLUMNS) or {}
+    kept = [_csv_cell(columns.get(c)) for c in options.keep_columns]
+    return [result.document.id, result.text, *kept]
 
 
 CSV = FormatHandler(read=read_csv, open_writer=CsvWriter, estimate=estimate_csv)

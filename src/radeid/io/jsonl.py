@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from radeid import metakeys
 from radeid.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
-from radeid.io.formats import InputFormat, open_binary
+from radeid.io.formats import InputFormat, is_gzip, open_binary
 from radeid.io.records import (
     STREAM_ERRORS,
     ReadOptions,
@@ -224,9 +225,20 @@ class JsonlWriter(TextDocumentWriter):
     format = InputFormat.JSONL
 
     def _write(self, result: Result) -> None:
-        record: dict[str, Any] = {self.options.id_col: result.document.id, self.options.text_col: result.text}
-        record.update(self.kept(result))
-        self._file.handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.handle.write(_jsonl_line(self.options, result))
+
+    @classmethod
+    def encoder(cls, path: Path, options: ReadOptions) -> Callable[[Result], str] | None:
+        if is_gzip(path):
+            return None
+        return lambda result: _jsonl_line(options, result)
+
+
+def _jsonl_line(options: ReadOptions, result: Result) -> str:
+    record: dict[str, Any] = {options.id_col: result.document.id, options.text_col: result.text}
+    columns = result.document.metadata.get(metakeys.COLUMNS) or {}
+    record.update({c: columns[c] for c in options.keep_columns if c in columns})
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
 JSONL = FormatHandler(read=read_jsonl, open_writer=JsonlWriter, estimate=estimate_jsonl)
