@@ -259,8 +259,10 @@ def reidentify_path(
     input_format: InputFormat | None = None,
     options: ReadOptions | None = None,
     on_batch: Callable[[int], None] | None = None,
+    original_ids: Mapping[str, str] | None = None,
 ) -> RunSummary:
-    """Restore originals: each de-identified document plus its vault rows gives the original text.
+    """Restore originals: each de-identified document plus its vault rows gives the original text,
+    and, for a run that pseudonymized ids, `original_ids` (pseudonym -> id, from the vault) the id.
 
     Any bad record or a document whose text no longer matches its vault rows stops the run, and
     nothing is written: a partial re-identification is never mistaken for a complete one.
@@ -282,7 +284,9 @@ def reidentify_path(
                         "vault of another run? Nothing was written"
                     )
                 original = reidentify_text(doc.text, rows)
-                writer.write(Result(document=doc, text=original, replacements=()))
+                own_id = (original_ids or {}).get(doc.id)
+                restored_doc = dataclasses.replace(doc, id=own_id) if own_id else doc
+                writer.write(Result(document=restored_doc, text=original, replacements=()))
                 restored.add(doc.id)
                 summary.documents += 1
                 summary.spans += len(rows)

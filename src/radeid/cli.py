@@ -49,7 +49,7 @@ from radeid.spark_command import register as register_spark
 from radeid.spec import PipelineSpec
 from radeid.synth.commands import register as register_synth
 from radeid.train.commands import register as register_train
-from radeid.vault import VaultError, WrongKeyError, read_vault
+from radeid.vault import VaultError, WrongKeyError, read_vault_ids
 from radeid.wordlists import bundled_data_path
 
 app = typer.Typer(
@@ -356,7 +356,7 @@ def reidentify(
             raise fail("reidentify needs the run's key: pass --key-file or set RADEID_KEY", EXIT_USAGE)
         key, message = found
         note(message)
-        rows = read_vault(vault, key)
+        rows, original_ids = read_vault_ids(vault, key)
         options = ReadOptions(id_col=id_col, text_col=text_col)
     except WrongKeyError as exc:
         raise fail(str(exc), EXIT_WRONG_KEY) from None
@@ -364,7 +364,15 @@ def reidentify(
         raise fail(str(exc), EXIT_USAGE) from None
 
     def job(on_batch: Any) -> Any:
-        return reidentify_path(rows, input_path, output, input_format=input_format, options=options, on_batch=on_batch)
+        return reidentify_path(
+            rows,
+            input_path,
+            output,
+            input_format=input_format,
+            options=options,
+            on_batch=on_batch,
+            original_ids=original_ids,
+        )
 
     try:
         summary = run_job(job, quiet, "re-identifying")

@@ -51,7 +51,7 @@ def test_ids_are_pseudonymized_in_output_audit_and_vault_and_reidentify_restores
     assert code == 0, output
     back = [json.loads(line) for line in restored.read_text().splitlines()]
     assert [r["text"] for r in back] == [r["text"] for r in reports]
-    assert [r["id"] for r in back] == [r["id"] for r in rows]  # ids stay pseudonyms
+    assert [r["id"] for r in back] == [r["id"] for r in reports]  # the vault gives the original ids back
 
 
 def test_folder_output_file_names_are_pseudonyms(tmp_path: Path, cli, key_file: Path) -> None:
