@@ -48,12 +48,11 @@ import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
@@ -61,6 +60,10 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from radeid import metakeys
 from radeid.commit import Move, apply_moves, fsync_file
 from radeid.document import Result
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 __all__ = [
     "VaultError",
@@ -84,23 +87,39 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_SCRYPT_MEMORY = 1 << 30  # 128 * n * r bytes
 _MAX_SCRYPT_WORK = 1 << 22  # n * r * p (16x the default)
 _CHECK_PLAIN = b"radeid vault key check"
-_SCHEMA = pa.schema(
-    [
-        ("doc_tag", pa.string()),
-        ("doc_id", pa.binary()),
-        ("patient_id", pa.binary()),
-        ("original_id", pa.binary()),
-        ("seq", pa.int32()),
-        ("start", pa.int32()),
-        ("end", pa.int32()),
-        ("out_start", pa.int32()),
-        ("out_end", pa.int32()),
-        ("category", pa.string()),
-        ("subtype", pa.string()),
-        ("original", pa.binary()),
-        ("surrogate", pa.string()),
-    ]
-)
+#: Column names of a vault, in order (`_schema` gives their Parquet types).
+_COLUMNS = (
+    "doc_tag", "doc_id", "patient_id", "original_id", "seq", "start", "end", "out_start", "out_end",
+    "category", "subtype", "original", "surrogate",
+)  # fmt: skip
+
+
+@cache
+def _schema() -> pa.Schema:
+    """The vault's Parquet schema. pyarrow is imported here, not at module level: every `radeid deid`
+    process imports this module, and pyarrow (with numpy) costs ~0.2 CPU s to import in each of
+    them, while only a run with `--vault` (or `reidentify`) needs it."""
+    import pyarrow as pa
+
+    schema = pa.schema(
+        [
+            ("doc_tag", pa.string()),
+            ("doc_id", pa.binary()),
+            ("patient_id", pa.binary()),
+            ("original_id", pa.binary()),
+            ("seq", pa.int32()),
+            ("start", pa.int32()),
+            ("end", pa.int32()),
+            ("out_start", pa.int32()),
+            ("out_end", pa.int32()),
+            ("category", pa.string()),
+            ("subtype", pa.string()),
+            ("original", pa.binary()),
+            ("surrogate", pa.string()),
+        ]
+    )
+    assert tuple(schema.names) == _COLUMNS
+    return schema
 
 
 class VaultError(Exception):
@@ -202,7 +221,7 @@ class VaultWriter:
             b"radeid.check": _b64(check),
         }
         self._batch_rows = batch_rows
-        self._columns: dict[str, list[object]] = {name: [] for name in _SCHEMA.names}
+        self._columns: dict[str, list[object]] = {name: [] for name in _COLUMNS}
         self._writer: pq.ParquetWriter | None = None
         self._tmp: Path | None = None
         self.rows = 0
@@ -228,7 +247,9 @@ class VaultWriter:
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
         os.close(fd)  # mkstemp made it 0600; the Parquet writer reopens it
         self._tmp = Path(tmp)
-        self._writer = pq.ParquetWriter(tmp, _SCHEMA.with_metadata(self._metadata))
+        import pyarrow.parquet as pq
+
+        self._writer = pq.ParquetWriter(tmp, _schema().with_metadata(self._metadata))
 
     def add(self, result: Result) -> None:
         """Record one de-identified document: its document row, then one row per replacement."""
@@ -296,8 +317,10 @@ class VaultWriter:
     def _flush(self) -> None:
         if self._writer is None or not self._columns["seq"]:
             return
-        self._writer.write_table(pa.table(self._columns, schema=_SCHEMA.with_metadata(self._metadata)))
-        self._columns = {name: [] for name in _SCHEMA.names}
+        import pyarrow as pa
+
+        self._writer.write_table(pa.table(self._columns, schema=_schema().with_metadata(self._metadata)))
+        self._columns = {name: [] for name in _COLUMNS}
 
     def close(self) -> None:
         """Finish the file and move it into place (mode 0600, synced)."""
@@ -330,6 +353,9 @@ class VaultWriter:
 
 
 def _open_keys(path: Path, key: bytes) -> tuple[_Keys, pq.ParquetFile]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         parquet = pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as exc:

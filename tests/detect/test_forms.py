@@ -89,3 +89,14 @@ def test_a_single_common_word_is_not_a_name_place_hospital_or_vendor(checker: Fo
     assert ok(checker, "Grace Hospital", Category.HOSPITAL)
     assert not ok(checker, "bone marrow", Category.HOSPITAL)
     assert ok(checker, "bertram jørgensen", Category.PATIENT)
+
+
+def test_common_words_are_built_on_first_use_and_honour_the_switch() -> None:
+    """The list is loaded lazily (a config check builds a checker it never uses), yet every check sees it."""
+    lazy, off = FormChecker(), FormChecker(check_common_words=False)
+    assert lazy._common is None
+    text = "Society rounds"
+    span = Span(0, 7, Category.HOSPITAL)
+    assert not lazy.plausible(text, span)  # "Society" is a common English word: not a hospital name
+    assert lazy._common is not None and "society" in lazy.common
+    assert off.plausible(text, span) and off.common == frozenset()

@@ -402,3 +402,46 @@ def test_validators() -> None:
     assert valid_ssn("123-45-6789", None, {}) and not valid_ssn("666-45-6789", None, {})  # type: ignore[arg-type]
     assert valid_ipv4("255.0.10.1", None, {}) and not valid_ipv4("256.0.0.1", None, {})  # type: ignore[arg-type]
     assert not valid_ipv4("01.2.3.4", None, {})  # type: ignore[arg-type]
+
+
+def _anchored_reference(regex: re.Pattern[str], window: tuple[int, int], hits: list[tuple[int, int]], text: str):
+    """The anchored search spelled out: for each hit (sorted), try `match` at every position from
+    `window[0]` before it to just inside it, skipping positions already tried and positions inside
+    the previous match; the first non-empty match wins."""
+    before, after = window
+    n, tried, done_until, out = len(text), set(), -1, []
+    for start, end in sorted(hits):
+        high = min(n, end + after)
+        if high < n:
+            high = re.compile(r"\S*").match(text, high, min(n, high + 64)).end()
+        for pos in range(max(0, start - before, done_until), min(n, start + 2)):
+            if pos in tried:
+                continue
+            tried.add(pos)
+            match = regex.match(text, pos, high)
+            if match is not None and match.end() > match.start():
+                done_until = match.end()
+                out.append(match.span())
+                break
+    return out
+
+
+@pytest.mark.parametrize("pattern", [r"a+b?", r"(?:ab|a)\w*", r"b*", r"\d{2,}|x", r"(?<=a)b+|c"])
+def test_anchored_matches_agree_with_the_spelled_out_search(pattern: str) -> None:
+    """Overlapping hits, hits inside earlier matches, windows that reach back, empty matches."""
+    import random
+
+    from radeid.detect.rules import _anchored_matches
+
+    rng = random.Random(5)
+    regex = re.compile(pattern)
+    for _ in range(400):
+        text = "".join(rng.choice("aabbc1234 x") for _ in range(rng.randint(0, 40)))
+        window = (rng.choice([0, 0, 1, 3, 8]), rng.choice([0, 2, 6, 30]))
+        hits = []
+        for _ in range(rng.randint(0, 6)):
+            s = rng.randint(0, max(0, len(text) - 1))
+            hits.append((s, min(len(text), s + rng.randint(0, 4))))
+        rule = type("R", (), {"window": window, "regex": regex})()
+        got = [m.span() for m in _anchored_matches(rule, hits, text)]  # type: ignore[arg-type]
+        assert got == _anchored_reference(regex, window, hits, text), (text, window, hits)

@@ -546,3 +546,14 @@ def test_whole_report(detector: RuleDetector) -> None:
         ("3/4/2019", "DATE"),
         ("Jane Smith", "HCW"),
     }
+
+
+_INITIALS = "Job 4471 D: 03/04/2019\nMSC/jrt dictated\nJD:kl T: 03/05\nand x/MSC/jrt, AB:cd/ef, Note:ab job"
+
+
+def test_transcription_initials_exact_offsets(detector: RuleDetector) -> None:
+    """Initials beside D:/T:/Job lines, at their exact offsets; none glued to a word or a path."""
+    got = sorted(
+        (s.start, s.end, _INITIALS[s.start : s.end]) for s in detector.detect_text(_INITIALS) if s.subtype == "INITIALS"
+    )
+    assert got == [(23, 26, "MSC"), (27, 30, "jrt"), (40, 42, "JD"), (43, 45, "kl")]

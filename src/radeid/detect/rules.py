@@ -153,22 +153,26 @@ def _anchored_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> Ite
     before, after = rule.window
     n = len(text)
     regex = rule.regex
-    tried: set[int] = set()
+    # Every position below `done_until` is settled: inside the last match, or tried (without a
+    # match) for an earlier hit. Hits come sorted by start, so the positions tried for earlier
+    # hits always form a prefix of a later hit's range: one bound replaces a set of positions.
     done_until = -1
     for start, end in sorted(hits):
+        low, stop = max(0, start - before, done_until), min(n, start + 2)
+        if low >= stop:
+            continue  # every position of this hit was tried already
         high = min(n, end + after)
         if high < n:
             tail = _NON_SPACE.match(text, high, min(n, high + 64))
             high = tail.end() if tail else high
-        for pos in range(max(0, start - before, done_until), min(n, start + 2)):
-            if pos in tried:
-                continue
-            tried.add(pos)
+        for pos in range(low, stop):
             match = regex.match(text, pos, high)
             if match is not None and match.end() > match.start():
                 done_until = match.end()
                 yield match
                 break
+        else:
+            done_until = stop
 
 
 def _regions(hits: list[tuple[int, int]], window: tuple[int, int], text: str) -> list[tuple[int, int]]:
