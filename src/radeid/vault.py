@@ -1,5 +1,8 @@
 """The re-identification vault: one encrypted Parquet row per replacement, plus one row per document.
 
+(509 lines, kept whole for now: writer, reader and the binding of rows share the key schedule and
+format constants; the seam is writer vs reader, to split when either grows.)
+
 Why this shape: the de-identified text already holds every surrogate, and
 `Result.output_offsets()` says where each one sits, so the vault needs only the replacements
 themselves to turn the output back into the original exactly. Nothing of the untouched text is
