@@ -101,16 +101,22 @@ def set_path(name: str, data: Path, work: Path) -> Path:
     return data / "openi_iu_reports.dev.jsonl"
 
 
-def run(deid: Deidentifier, timed: TimedDetector, docs: Sequence[Document], gate: bool) -> dict[str, Any]:
-    timed.inner.gate = gate
-    timed.inner.windows_scored = timed.inner.windows_skipped = 0
-    timed.seconds = 0.0
+def detect_sorted(deid: Deidentifier, docs: Sequence[Document]) -> dict[str, list[Span]]:
+    """The pipeline's spans per document id, in the pipeline's batches, sorted for comparison."""
     size = deid.config.pipeline.batch_size
     predicted: dict[str, list[Span]] = {}
     for i in range(0, len(docs), size):
         batch = docs[i : i + size]
         for doc, spans in zip(batch, deid.detect(batch), strict=True):
             predicted[doc.id] = sorted(spans, key=lambda s: (s.start, s.end, s.category.value))
+    return predicted
+
+
+def run(deid: Deidentifier, timed: TimedDetector, docs: Sequence[Document], gate: bool) -> dict[str, Any]:
+    timed.inner.gate = gate
+    timed.inner.windows_scored = timed.inner.windows_skipped = 0
+    timed.seconds = 0.0
+    predicted = detect_sorted(deid, docs)
     windows = timed.inner.windows_scored + timed.inner.windows_skipped
     return {
         "predicted": predicted,

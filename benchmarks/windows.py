@@ -31,11 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from gate import TimedDetector, default_data, set_path  # noqa: E402
+from gate import TimedDetector, default_data, detect_sorted, set_path  # noqa: E402
 
 from radeid.config import Config  # noqa: E402
 from radeid.detect.transformer import TransformerDetector, load_model  # noqa: E402
-from radeid.document import Document, Span  # noqa: E402
+from radeid.document import Document  # noqa: E402
 from radeid.evaluate.loading import load_gold, strip_gold  # noqa: E402
 from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
 from radeid.evaluate.results import PHI  # noqa: E402
@@ -66,12 +66,7 @@ def run(deid: Deidentifier, index: int, det: TransformerDetector, docs: Sequence
     timed = TimedDetector(det)
     deid.detectors[index] = timed  # type: ignore[call-overload]
     det.windows_scored = det.windows_skipped = 0
-    size = deid.config.pipeline.batch_size
-    predicted: dict[str, list[Span]] = {}
-    for i in range(0, len(docs), size):
-        batch = docs[i : i + size]
-        for doc, spans in zip(batch, deid.detect(batch), strict=True):
-            predicted[doc.id] = sorted(spans, key=lambda s: (s.start, s.end, s.category.value))
+    predicted = detect_sorted(deid, docs)
     return {"predicted": predicted, "windows": det.windows_scored, "ms": 1000 * timed.seconds / max(1, len(docs))}
 
 
