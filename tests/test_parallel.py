@@ -453,12 +453,15 @@ def test_a_worker_killed_mid_run_is_reported_and_resumable(tmp_path: Path, corpu
     out = tmp_path / "par.jsonl"
     killed: list[int] = []
 
+    def children(pid: int) -> list[int]:
+        return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+
     def kill_a_worker(_n: int) -> None:
         if not killed:
-            pids = [int(c) for t in Path(f"/proc/{os.getpid()}/task").iterdir()
-                    for c in (t / "children").read_text().split()]  # fmt: skip
-            cmdlines = {p: Path(f"/proc/{p}/cmdline").read_text(errors="replace") for p in pids}
+            cmdlines = {p: Path(f"/proc/{p}/cmdline").read_text(errors="replace") for p in children(os.getpid())}
+            # spawned workers are this process's children; fork-server workers the fork server's
             workers = [p for p, cmd in cmdlines.items() if "spawn_main" in cmd and "resource_tracker" not in cmd]
+            workers += [w for p, cmd in cmdlines.items() if "forkserver" in cmd for w in children(p)]
             os.kill(workers[0], 9)
             killed.append(workers[0])
 

@@ -130,7 +130,8 @@ def kill_after(args: list[str], output: Path, at_least: int, log: Path) -> int:
         assert proc.poll() is None, f"the run ended (rc={proc.returncode}) before it could be killed: {log.read_text()}"
         assert time.monotonic() < deadline, "no progress"
         time.sleep(0.01)
-    workers = children(proc.pid)
+    workers = children(proc.pid)  # spawned workers, or the fork server and its workers
+    workers += [grandchild for child in workers for grandchild in children(child)]
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     done = journaled(output)

@@ -230,9 +230,11 @@ def run_deid(
         workers = workers or default_workers()
         needs_key = cfg.replace.mode in KEYED_MODES or vault_path is not None or io.pseudonymize_ids
         found = load_key(key_file) if needs_key else None
-        if workers > 1 or (needs_key and found is None):
-            # Fail fast on a bad config (lists, rules, model) here, with a clear error: before a
-            # key is generated, and rather than in every worker. The replacer needs no key yet.
+        if needs_key and found is None:
+            # Fail fast on a bad config (lists, rules, model) here, with a clear error, before a
+            # key is generated. Otherwise the first batch reports it (as a ConfigError, exit 2):
+            # building the pipeline here too would cost every parallel job a second start-up.
+            # The replacer needs no key yet.
             Deidentifier(cfg)
         key = None
         if needs_key:  # a generated key is written only now, after every path and the config were checked

@@ -24,10 +24,8 @@ Because every surrogate is keyed by (key, scope, original), and batches are the 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -81,6 +79,7 @@ from radeid.stream import (
     open_stream,
     spooled_paths,
 )
+from radeid.worker_start import default_context
 
 __all__ = [
     "ParallelRunError",
@@ -121,13 +120,47 @@ def default_workers() -> int:
 _WORKER: dict[str, Any] = {}
 
 
-def _watch_parent(parent: int) -> None:
+def _watch_parent(coordinator: int, parent: int) -> None:
     """Exit when the coordinator is gone (killed with -9, say): an orphan must not keep a model
-    in memory forever, nor keep writing parts of a run that stopped."""
+    in memory forever, nor keep writing parts of a run that stopped. `parent` is the process this
+    worker was started by: the coordinator (spawn, fork) or the fork server (`radeid.worker_start`),
+    which outlives a killed coordinator while any worker lives, so the coordinator is watched too."""
     while True:
         time.sleep(0.2)
-        if os.getppid() != parent:
+        if os.getppid() != parent or not _alive(coordinator):
             os._exit(1)
+
+
+def _init_worker(spec: PipelineSpec, parts: str, coordinator: int, threads: int, stream: StreamFormat | None) -> None:
+    """Pool initializer: build the pipeline once per process (a model gets its share of the cores)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    parent = os.getppid()
+    if not _alive(coordinator):  # gone before this worker started
+        os._exit(1)
+    watch = threading.Thread(target=_watch_parent, args=(coordinator, parent), daemon=True, name="radeid-parent-watch")
+    watch.start()
+    _WORKER["target"] = _Target(Path(parts), stream, _id_key(spec))
+    try:
+        _WORKER["deid"] = spec.with_threads(threads).build()
+    except (ValueError, OSError) as exc:  # a rule/list file, a model: as with one process (exit 2)
+        _WORKER["error"] = ConfigError(str(exc))
+    except Exception as exc:  # noqa: BLE001 - raised again, with its own type, by the first batch
+        _WORKER["error"] = exc  # (an initializer error would only say "the pool is broken")
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, killed but not yet reaped by its parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - exists, owned by someone else
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):  # no /proc (not Linux): signal 0 is all there is
+        return True
 
 
 @dataclass
@@ -143,17 +176,6 @@ class _Target:
     def __post_init__(self) -> None:
         if self.stream is not None:
             self.encoder = self.stream.encoder()
-
-
-def _init_worker(spec: PipelineSpec, parts: str, parent: int, threads: int, stream: StreamFormat | None) -> None:
-    """Pool initializer: build the pipeline once per process (a model gets its share of the cores)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="radeid-parent-watch").start()
-    _WORKER["target"] = _Target(Path(parts), stream, _id_key(spec))
-    try:
-        _WORKER["deid"] = spec.with_threads(threads).build()
-    except Exception as exc:  # noqa: BLE001 - raised again, with its own type, by the first batch
-        _WORKER["error"] = exc  # (an initializer error would only say "the pool is broken")
 
 
 def _id_key(spec: PipelineSpec) -> bytes | None:
@@ -196,17 +218,6 @@ class _PipelineFailed(Exception):
     def __init__(self, issue: ReadIssue) -> None:
         super().__init__(issue.describe())
         self.issue = issue
-
-
-def _default_context() -> BaseContext:
-    """ "spawn": a fresh interpreter per worker, safe whatever threads the caller runs (a progress
-    bar, Spark's gateway). Spawn re-imports the caller's main script, which fails for code read
-    from stdin (`python - <<EOF`): there, where fork exists, fork."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if path is not None and not os.path.exists(path) and "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
 
 
 # ------------------------------------------------------------------------------------ the runner
@@ -277,7 +288,7 @@ class _Pool:
         else:
             self.executor = ProcessPoolExecutor(
                 max_workers=workers,
-                mp_context=context or _default_context(),
+                mp_context=context or default_context(),
                 initializer=_init_worker,
                 initargs=(spec, str(work.parts), os.getpid(), max(1, default_workers() // workers), stream),
             )

@@ -152,6 +152,22 @@ def test_no_key_is_generated_when_the_run_cannot_start(tmp_path: Path, job: tupl
     assert code == 0 and "vault cannot be decrypted" in output
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_bad_config_stops_a_keyed_run_before_anything_is_written(
+    tmp_path: Path, job: tuple[Path, Path], workers: str
+) -> None:
+    """With a key at hand the coordinator does not build the pipeline itself (issue 14: a second
+    start-up per job); a worker's failure to build it is the same usage error as in one process."""
+    src, key = job
+    out = tmp_path / "out" / "deid.jsonl"
+    out.parent.mkdir()
+    bad = tmp_path / "deny.tsv"
+    bad.write_text("Alan Grant\n", encoding="utf-8")  # no category label
+    code, output = invoke("deid", src, "-o", out, "--no-model", "--key-file", key, "--deny-list", bad, "-w", workers)
+    assert code == 2 and "no category label" in output and "Traceback" not in output
+    assert sorted(p.name for p in out.parent.iterdir()) == []  # no output, audit or work folder
+
+
 def test_model_and_no_model_contradict(tmp_path: Path, job: tuple[Path, Path]) -> None:
     src, _ = job
     code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--model", "some-model", "--no-model")
