@@ -341,6 +341,26 @@ def test_bundled_requires_hold_inside_every_match(detector: RuleDetector) -> Non
     assert matched > 50
 
 
+def test_fast_form_of_date_compact_month_finds_what_the_readable_form_finds(detector: RuleDetector) -> None:
+    """`\\d(?<![...]\\d)\\d?` (re skips to digits in C) for `(?<![...])\\d{1,2}`: the same matches."""
+    import random
+
+    [rule] = [r for r in detector.rules if r.name == "date_compact_month"]
+    fast = rule.regex.pattern
+    head = r"(?P<d>\d(?<![\w.,/:-]\d)\d?)"
+    assert fast.startswith(head)
+    readable = re.compile(r"(?<![\w.,/:-])(?P<d>\d{1,2})" + fast[len(head) :], rule.regex.flags)
+    rng = random.Random(4)
+    pieces = [*"0123456789 .,/:-x", "\u0663", "MAR", "mar", "Jan", "2019", "19", "05"]
+    matched = 0
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        want = [m.span("d") + m.span() for m in readable.finditer(text)]
+        assert [m.span("d") + m.span() for m in rule.regex.finditer(text)] == want, text
+        matched += len(want)
+    assert matched > 20
+
+
 def _window_reference(regex: re.Pattern[str], window: tuple[int, int], hits: list[tuple[int, int]], text: str):
     """The windowed search spelled out: windows around each hit, overlapping or touching ones
     merged, each extended to the end of its last word (at most 64 characters), then scanned."""
