@@ -93,6 +93,9 @@ class Resolver:
             " ".join(words[:n]) for words in (t.split() for t in self.allow_terms) for n in range(1, len(words))
         )
         self.merge_categories = frozenset(config.merge_categories)
+        # Per source, which never changes its answer: a document has many spans of few sources.
+        self._strong_of: dict[str, bool] = {}
+        self._form_checked_of: dict[str, bool] = {}
 
     @classmethod
     def from_config(cls, config: Config) -> Resolver:
@@ -132,11 +135,20 @@ class Resolver:
 
     def is_strong(self, span: Span) -> bool:
         """Spans of strong sources (validated cued rules, the deny list) beat protected content."""
-        return self._strong.match(span.source) is not None or self._strong.match(member_source(span.source)) is not None
+        source = span.source
+        strong = self._strong_of.get(source)
+        if strong is None:
+            strong = self._strong.match(source) is not None or self._strong.match(member_source(source)) is not None
+            self._strong_of[source] = strong
+        return strong
 
     def _is_form_checked(self, span: Span) -> bool:
         source = span.source
-        return bool(self._form_checked.match(source) or self._form_checked.match(member_source(source)))
+        checked = self._form_checked_of.get(source)
+        if checked is None:
+            checked = bool(self._form_checked.match(source) or self._form_checked.match(member_source(source)))
+            self._form_checked_of[source] = checked
+        return checked
 
     def _apply_protected(self, text: str, spans: list[Span]) -> tuple[list[Span], set[Span]]:
         """Drop spans inside protected content; settle spans that overlap its edges.

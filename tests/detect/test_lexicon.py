@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 from pathlib import Path
 
@@ -192,6 +193,28 @@ def test_offsets_after_many_collapsed_runs() -> None:
     chunks = ["x" * random.Random(i).randint(0, 3) + " " * random.Random(i).randint(1, 5) for i in range(50)]
     text = "".join(chunks) + "Mayo \n Clinic " + "  \n\n  ".join(chunks) + "Mayo Clinic"
     assert [t for t, _ in found(det, text)] == ["Mayo \n Clinic", "Mayo Clinic"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=" \n\t\r\x0cab\u2028", max_size=40))
+def test_collapsed_text_and_offset_map_agree_with_the_spelled_out_rule(text: str) -> None:
+    """Every run of 2+ spaces/line breaks (after folding) is one character: the barrier when it
+    holds 2+ line breaks, else a space; a lone line break is a space; offsets map back exactly."""
+    from radeid.detect.lexicon import _BARRIER, _fold, _Normalized
+
+    folded = _fold(text)
+    expected, back = [], []  # collapsed text, original offset of each collapsed position
+    for run in re.finditer(r"[ \n]{2,}|[^ \n]+|[ \n]", folded):
+        piece = run.group()
+        if len(piece) > 1 and piece.strip(" \n") == "":
+            expected.append(_BARRIER if piece.count("\n") >= 2 else " ")
+            back.append(run.start())
+        else:
+            expected.append(piece.replace("\n", " "))
+            back.extend(range(run.start(), run.end()))
+    norm = _Normalized(text)
+    assert norm.text == "".join(expected)
+    assert [norm.to_original(i) for i in range(len(norm.text))] == back
 
 
 # -------------------------------------------------------------------------------------- overlaps

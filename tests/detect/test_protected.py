@@ -107,3 +107,46 @@ def test_user_files_extend_and_classes_can_be_disabled(tmp_path: Path) -> None:
 
 def test_merge_intervals() -> None:
     assert merge_intervals([(5, 8), (0, 2), (2, 3), (7, 9)]) == [(0, 3), (5, 9)]
+
+
+def test_requires_skips_a_pattern_where_its_precondition_is_absent(tmp_path: Path) -> None:
+    extra = tmp_path / "site.toml"
+    extra.write_text(
+        "[[protect]]\nname = 'site_code'\nclass = 'site'\npattern = '[A-Z]{3}'\nrequires = '[#]'\n", encoding="utf-8"
+    )
+    content = ProtectedContent.from_files([extra], include_bundled=False)
+    assert found(content, "code ABC here") == set()
+    assert found(content, "code ABC here #") == {("ABC", "site")}  # anywhere in the scanned text
+    # the window scanned is what counts: `#` outside it does not let the pattern run
+    assert content.find("code ABC here #", 0, 13) == []
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[protect]]\nname = 'x'\nclass = 'c'\npattern = 'x'\nrequires = '(['\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="bad requires"):
+        ProtectedContent.from_files([bad])
+
+
+def test_bundled_requires_hold_inside_every_match(protected: ProtectedContent) -> None:
+    """`requires` is speed only: on fuzzed eponym- and device-like text, every match of a bundled
+    pattern that has one contains a match of it (so skipping a window loses nothing)."""
+    import random
+
+    patterns = [p for p in protected.patterns if p.requires is not None]
+    assert {p.name for p in patterns} >= {"eponym", "eponym_device"}
+    pieces = [
+        *("Fleischner", "Kerley", "B", "Swan", "Ganz", "Jackson", "Pratt", "O'Brien", "Baker", "Parkers", "NASCET"),
+        *(" ", "  ", "\t", "-", "'s", "'", "s'", "’", ".", "Dr. ", "\n", "x"),
+        *("Society", "sign", "lines", "cyst", "nodule", "catheter", "drain", "tube", "filter", "coma ", "scale"),
+    ]
+    rng = random.Random(8)
+    matched = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9))) + rng.choice([" sign", " drain", ""])
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        for pattern in patterns:
+            for low, high in ((0, len(text)), (start, end)):
+                for match in pattern.regex.finditer(text, low, high):
+                    matched += 1
+                    assert pattern.requires.search(text, low, high), (pattern.name, text)  # type: ignore[union-attr]
+                    assert pattern.requires.search(text, match.start(), match.end()), (pattern.name, text)  # type: ignore[union-attr]
+    assert matched > 200

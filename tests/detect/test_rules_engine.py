@@ -293,6 +293,113 @@ window = [0, 20]
         RuleDetector(extra_rule_files=[bad])
 
 
+def test_requires_skips_the_rule_where_its_precondition_is_absent(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+[[rule]]
+name = "code_with_hash"
+category = "ID"
+subtype = "CODE"
+pattern = '[A-Z]\\d{3}'
+requires = '[#]'
+""",
+    )
+    detector = RuleDetector(extra_rule_files=[path], disabled=["id_*", "date_*"])
+    assert [t for t, label in texts_of("Code A123 and B456", detector) if label == "ID/CODE"] == []
+    # the precondition may be anywhere in the text; the rule then runs as usual
+    found = texts_of("Code A123 and B456 #", detector)
+    assert [t for t, label in found if label == "ID/CODE"] == ["A123", "B456"]
+    bad = write(tmp_path, "[[rule]]\nname = 'x'\ncategory = 'ID'\npattern = 'x'\nrequires = '(['\n", "bad.toml")
+    with pytest.raises(ValueError, match="bad requires"):
+        RuleDetector(extra_rule_files=[bad])
+
+
+def test_bundled_requires_hold_inside_every_match(detector: RuleDetector) -> None:
+    """`requires` is speed only: on random texts of the characters the patterns care about, every
+    match of a bundled rule that has one contains a match of it (so skipping loses nothing)."""
+    import random
+
+    rng = random.Random(11)
+    rules = [rule for rule in detector.rules if rule.requires is not None]
+    assert rules  # name_transcription_initials
+    edges = ["", " ", "\n", "x", "7", ".", "-", "/", ":", "("]
+
+    def word(letters: str) -> str:
+        return "".join(rng.choice(letters) for _ in range(rng.randint(0, 5)))
+
+    matched = 0
+    for _ in range(3000):
+        text = "".join(
+            rng.choice(edges) + word("ABMSZ") + rng.choice(["/", ":", "-", " ", ""]) + word("abjrz") + rng.choice(edges)
+            for _ in range(rng.randint(1, 3))
+        )
+        for rule in rules:
+            for match in rule.regex.finditer(text):
+                matched += 1
+                assert rule.requires.search(text, match.start(), match.end()), (rule.name, text)  # type: ignore[union-attr]
+    assert matched > 50
+
+
+def test_fast_form_of_date_compact_month_finds_what_the_readable_form_finds(detector: RuleDetector) -> None:
+    """`\\d(?<![...]\\d)\\d?` (re skips to digits in C) for `(?<![...])\\d{1,2}`: the same matches."""
+    import random
+
+    [rule] = [r for r in detector.rules if r.name == "date_compact_month"]
+    fast = rule.regex.pattern
+    head = r"(?P<d>\d(?<![\w.,/:-]\d)\d?)"
+    assert fast.startswith(head)
+    readable = re.compile(r"(?<![\w.,/:-])(?P<d>\d{1,2})" + fast[len(head) :], rule.regex.flags)
+    rng = random.Random(4)
+    pieces = [*"0123456789 .,/:-x", "\u0663", "MAR", "mar", "Jan", "2019", "19", "05"]
+    matched = 0
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        want = [m.span("d") + m.span() for m in readable.finditer(text)]
+        assert [m.span("d") + m.span() for m in rule.regex.finditer(text)] == want, text
+        matched += len(want)
+    assert matched > 20
+
+
+def _window_reference(regex: re.Pattern[str], window: tuple[int, int], hits: list[tuple[int, int]], text: str):
+    """The windowed search spelled out: windows around each hit, overlapping or touching ones
+    merged, each extended to the end of its last word (at most 64 characters), then scanned."""
+    before, after = window
+    n, windows = len(text), []
+    for start, end in sorted(hits):
+        low, high = max(0, start - before), min(n, end + after)
+        if windows and low <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], high))
+        else:
+            windows.append((low, high))
+    out = []
+    for low, high in windows:
+        if high < n:
+            high = re.compile(r"\S*").match(text, high, min(n, high + 64)).end()
+        out.extend(m.span() for m in regex.finditer(text, low, high))
+    return out
+
+
+@pytest.mark.parametrize("pattern", [r"a+b?", r"(?:ab|a)\w*", r"b*", r"\d{2,}|x", r"(?<=a)b+|c"])
+def test_window_matches_agree_with_the_spelled_out_search(pattern: str) -> None:
+    import random
+
+    from radeid.detect.rules import _window_matches
+
+    rng = random.Random(9)
+    regex = re.compile(pattern)
+    for _ in range(400):
+        text = "".join(rng.choice("aabbc1234 x") for _ in range(rng.randint(0, 40)))
+        window = (rng.choice([0, 0, 1, 3, 8]), rng.choice([0, 2, 6, 30]))
+        hits = []
+        for _ in range(rng.randint(0, 6)):
+            s = rng.randint(0, max(0, len(text) - 1))
+            hits.append((s, min(len(text), s + rng.randint(0, 4))))
+        rule = type("R", (), {"window": window, "regex": regex})()
+        got = [m.span() for m in _window_matches(rule, hits, text)]  # type: ignore[arg-type]
+        assert got == _window_reference(regex, window, hits, text), (text, window, hits)
+
+
 # ---------------------------------------------------------------------------- determinism
 
 

@@ -85,8 +85,9 @@ _ASCII_TABLE = str.maketrans(
     {"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x1c": " ", "\x1d": " ", "\x1e": " ", "\x1f": " ", "`": "'"}
 )
 # After folding, all whitespace is " " or "\n"; runs of two or more are collapsed.
-_WS_RUN = re.compile(r"[ \n]{2,}")
-_WS_PAIRS = ("  ", "\n\n", " \n", "\n ")
+# Found as "  " in the text with line breaks made spaces: `str.find` skips the many single spaces
+# in C, where a regex such as `[ \n]{2,}` tries (and fails) a match at every one of them.
+_SPACE_RUN = re.compile(r" +")
 # Stands for a blank line in the collapsed text: no term contains it, so no match crosses it.
 _BARRIER = "\x00"
 _LINE_BREAKS = frozenset("\n\x85\u2028\u2029")
@@ -176,23 +177,27 @@ class _Normalized:
 
     def __init__(self, original: str) -> None:
         folded = _fold(original)
+        flat = folded.replace("\n", " ")  # a lone line break: a wrapped line
         self._points: list[int] = []  # collapsed positions from which `shift` applies
         self._shifts: list[int] = []  # original = collapsed + shift
-        if any(pair in folded for pair in _WS_PAIRS):  # else: nothing to collapse, no map
-            pieces: list[str] = []
-            cursor = 0
-            removed = 0
-            for run in _WS_RUN.finditer(folded):
-                start, end = run.span()
-                pieces.append(folded[cursor:start])
-                pieces.append(_BARRIER if run.group().count("\n") >= 2 else " ")
-                cursor = end
-                self._points.append(start - removed + 1)
-                removed += end - start - 1
-                self._shifts.append(removed)
-            pieces.append(folded[cursor:])
-            folded = "".join(pieces)
-        self.text = folded.replace("\n", " ")  # a lone line break: a wrapped line
+        start = flat.find("  ")  # the first run of two or more spaces / line breaks
+        if start < 0:  # nothing to collapse, no map
+            self.text = flat
+            return
+        pieces: list[str] = []
+        cursor = 0
+        removed = 0
+        while start >= 0:
+            end = _SPACE_RUN.match(flat, start).end()  # type: ignore[union-attr]
+            pieces.append(flat[cursor:start])
+            pieces.append(_BARRIER if folded.count("\n", start, end) >= 2 else " ")
+            cursor = end
+            self._points.append(start - removed + 1)
+            removed += end - start - 1
+            self._shifts.append(removed)
+            start = flat.find("  ", end)
+        pieces.append(flat[cursor:])
+        self.text = "".join(pieces)
 
     def to_original(self, index: int) -> int:
         """Original offset of collapsed position `index`."""

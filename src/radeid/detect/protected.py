@@ -28,7 +28,9 @@ from radeid.wordlists import bundled_data_path
 __all__ = ["ProtectedContent", "ProtectedPattern", "ProtectedSpan", "bundled_protected_files", "merge_intervals"]
 
 _TOP_KEYS = frozenset({"macros", "lists", "protect"})
-_ENTRY_KEYS = frozenset({"name", "class", "pattern", "flags", "edge", "needs_digit", "enabled", "description"})
+_ENTRY_KEYS = frozenset(
+    {"name", "class", "pattern", "flags", "edge", "needs_digit", "requires", "enabled", "description"}
+)
 _EDGES = ("cut", "soft")
 _FLAGS = {"IGNORECASE": re.IGNORECASE, "VERBOSE": re.VERBOSE, "ASCII": re.ASCII}
 _NAME_OK = re.compile(r"[A-Za-z0-9_.-]+")
@@ -55,6 +57,7 @@ class ProtectedPattern:
     origin: str
     soft: bool = False
     needs_digit: bool = False
+    requires: re.Pattern[str] | None = None
 
     @property
     def group(self) -> str | int:
@@ -117,6 +120,12 @@ def _compile(name: str, entry: dict[str, Any], origin: str, expander: MacroExpan
         regex = re.compile(expander.expand(source), flags)
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
+    requires = None
+    if entry.get("requires") is not None:
+        try:
+            requires = re.compile(expander.expand(str(entry["requires"])), flags)
+        except (re.error, ValueError) as exc:
+            raise ValueError(f"{where}: bad requires: {exc}") from None
     return ProtectedPattern(
         name=name,
         klass=klass,
@@ -124,6 +133,7 @@ def _compile(name: str, entry: dict[str, Any], origin: str, expander: MacroExpan
         origin=origin,
         soft=edge == "soft",
         needs_digit=bool(entry.get("needs_digit", False)),
+        requires=requires,
     )
 
 
@@ -156,6 +166,8 @@ class ProtectedContent:
         has_digit = _DIGIT.search(text, start, stop) is not None
         for pattern in self.patterns:
             if pattern.needs_digit and not has_digit:
+                continue
+            if pattern.requires is not None and pattern.requires.search(text, start, stop) is None:
                 continue
             group = pattern.group
             for match in pattern.regex.finditer(text, start, stop):

@@ -32,7 +32,7 @@ _RULE_KEYS = frozenset(
         "name", "category", "subtype", "pattern", "flags", "score", "groups", "validator",
         "validator_args", "context_before", "context_after", "context_window", "context_required",
         "context_score", "negative_before", "negative_after", "negative_window", "subtype_context",
-        "triggers", "window", "anchored", "enabled", "description",
+        "triggers", "window", "anchored", "requires", "enabled", "description",
     }
 )  # fmt: skip
 _TOP_KEYS = frozenset({"macros", "lists", "rule"})
@@ -67,6 +67,7 @@ class Rule:
     window: tuple[int, int]
     anchored: bool
     origin: str
+    requires: re.Pattern[str] | None = None
     source: str = field(init=False, repr=False)  # "rules/<name>", the Span.source of this rule
 
     def __post_init__(self) -> None:
@@ -171,6 +172,13 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
 
+    requires = None
+    if entry.get("requires") is not None:
+        try:
+            requires = re.compile(expander.expand(str(entry["requires"])), flags)
+        except (re.error, ValueError) as exc:
+            raise ValueError(f"{where}: bad requires: {exc}") from None
+
     score = float(entry.get("score", 0.85))
     context_score = float(entry.get("context_score", score))
     for value, key in ((score, "score"), (context_score, "context_score")):
@@ -241,6 +249,7 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
         window=(int(window[0]), int(window[1])),
         anchored=bool(entry.get("anchored", False)),
         origin=origin,
+        requires=requires,
     )
 
 

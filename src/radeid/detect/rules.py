@@ -18,7 +18,7 @@ positions in C. On ~2.5 KB radiology reports this keeps the detector well under 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,13 @@ class RuleDetector:
         groups: dict[frozenset[str], int] = {}
         for rule in self._rules:
             self._group_of.append(groups.setdefault(frozenset(rule.triggers), len(groups)) if rule.triggers else -1)
+        # The rules each trigger group runs, and the rules without triggers, so a document only
+        # walks the rules its hits concern (the order across rules does not matter: a tie between
+        # rules is settled by rule order in `detect_text`, not by the order they run in).
+        self._group_rules: list[list[int]] = [[] for _ in groups]
+        self._untriggered: list[int] = []
+        for index, group in enumerate(self._group_of):
+            (self._group_rules[group] if group >= 0 else self._untriggered).append(index)
         keyed: dict[str, list[int]] = {}
         for trigger_set, group in groups.items():
             for trigger in trigger_set:
@@ -94,19 +101,23 @@ class RuleDetector:
         # (start, end, category) -> (has subtype, score, rule order, subtype, source); Spans are
         # only built for the winners at the end.
         found: dict[tuple[int, int, Category], tuple[bool, float, int, str | None, str]] = {}
-        hits = self._trigger_hits(text)
-        for index, rule in enumerate(self._rules):
-            if rule.triggers:
-                rule_hits = hits.get(self._group_of[index])
-                if not rule_hits:
+        rules, options = self._rules, self._options
+        work: list[tuple[int, Iterable[re.Match[str]]]] = []
+        for index in self._untriggered:
+            rule = rules[index]
+            if rule.requires is None or rule.requires.search(text) is not None:
+                work.append((index, rule.regex.finditer(text)))
+        for group, group_hits in self._trigger_hits(text).items():
+            for index in self._group_rules[group]:
+                rule = rules[index]
+                if rule.requires is not None and rule.requires.search(text) is None:
                     continue
                 finder = _anchored_matches if rule.anchored else _window_matches
-                matches = finder(rule, rule_hits, text)
-            else:
-                matches = rule.regex.finditer(text)
-            options = self._options[index]
+                work.append((index, finder(rule, group_hits, text)))
+        for index, matches in work:
+            rule = rules[index]
             for match in matches:
-                for start, end, category, subtype, score in _spans_of(rule, match, text, options):
+                for start, end, category, subtype, score in _spans_of(rule, match, text, options[index]):
                     key = (start, end, category)
                     old = found.get(key)
                     if old is None or (subtype is not None, score, -index) > old[:3]:
@@ -127,8 +138,11 @@ class RuleDetector:
         norm = " " + text.encode("latin-1", "replace").lower().translate(_NORMALISE).decode("latin-1") + " "
         hits: dict[int, list[tuple[int, int]]] = {}
         n = len(text)
+        # `end` is the last character of the hit in `norm`, one past its end in `text`; only the
+        # padding spaces can push a hit past either end of the text.
         for end, (length, indexes) in self._automaton.iter(norm):
-            hit = (max(0, end - length), min(n, end))
+            start = end - length
+            hit = (start if start > 0 else 0, end if end < n else n)
             for index in indexes:
                 bucket = hits.get(index)
                 if bucket is None:
@@ -138,13 +152,16 @@ class RuleDetector:
         return hits
 
 
-def _window_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> Iterator[re.Match[str]]:
+def _window_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> list[re.Match[str]]:
     """Every match inside the (merged) windows around the hits."""
+    finditer = rule.regex.finditer
+    found: list[re.Match[str]] = []
     for low, high in _regions(hits, rule.window, text):
-        yield from rule.regex.finditer(text, low, high)
+        found.extend(finditer(text, low, high))
+    return found
 
 
-def _anchored_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> Iterator[re.Match[str]]:
+def _anchored_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> list[re.Match[str]]:
     """Matches that start at most `window[0]` characters before a hit (or just inside it).
 
     For rules whose pattern begins with the cue the trigger names, trying `match` at a handful of
@@ -152,41 +169,54 @@ def _anchored_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> Ite
     """
     before, after = rule.window
     n = len(text)
-    regex = rule.regex
+    match_at = rule.regex.match
+    found: list[re.Match[str]] = []
     # Every position below `done_until` is settled: inside the last match, or tried (without a
     # match) for an earlier hit. Hits come sorted by start, so the positions tried for earlier
     # hits always form a prefix of a later hit's range: one bound replaces a set of positions.
     done_until = -1
-    for start, end in sorted(hits):
-        low, stop = max(0, start - before, done_until), min(n, start + 2)
+    for start, end in sorted(hits) if len(hits) > 1 else hits:
+        low = start - before
+        if low < done_until:
+            low = done_until
+        if low < 0:
+            low = 0
+        stop = start + 2 if start + 2 < n else n
         if low >= stop:
             continue  # every position of this hit was tried already
-        high = min(n, end + after)
+        high = end + after
         if high < n:
             tail = _NON_SPACE.match(text, high, min(n, high + 64))
             high = tail.end() if tail else high
+        else:
+            high = n
         for pos in range(low, stop):
-            match = regex.match(text, pos, high)
+            match = match_at(text, pos, high)
             if match is not None and match.end() > match.start():
                 done_until = match.end()
-                yield match
+                found.append(match)
                 break
         else:
             done_until = stop
+    return found
 
 
 def _regions(hits: list[tuple[int, int]], window: tuple[int, int], text: str) -> list[tuple[int, int]]:
     """Merge the windows around trigger hits; extend each to the end of its last word."""
     before, after = window
     n = len(text)
-    regions: list[tuple[int, int]] = []
-    for start, end in sorted(hits):
-        low, high = max(0, start - before), min(n, end + after)
+    regions: list[list[int]] = []
+    for start, end in sorted(hits) if len(hits) > 1 else hits:
+        low, high = start - before, end + after
+        if low < 0:
+            low = 0
+        if high > n:
+            high = n
         if regions and low <= regions[-1][1]:
             if high > regions[-1][1]:
-                regions[-1] = (regions[-1][0], high)
+                regions[-1][1] = high
         else:
-            regions.append((low, high))
+            regions.append([low, high])
     out = []
     for low, high in regions:
         if high < n:

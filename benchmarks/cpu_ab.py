@@ -1,0 +1,86 @@
+"""CPU cost of `radeid deid --no-model` for two source trees, interleaved, with a byte-for-byte check.
+
+    git -C /path/to/repo archive main src | tar -x -C /tmp/base      # the "before" tree
+    python benchmarks/cpu_ab.py --base /tmp/base/src --new src --reports 6000 --pairs 3 --workers 1
+
+Runs `radeid deid reports.jsonl -o OUT --no-model --key-file K --audit AUD -q -w W` once per tree
+per pair, alternating (base, new, base, new, ...), and prints the CPU seconds (user + system, child
+processes included, so every worker counts) and CPU ms per report of each run, then the median
+of each tree. CPU time rather than wall time, because a shared machine slows the wall clock of
+both trees alike but not evenly. The output JSONL and the audit of every run must be identical
+to the first base run: a speed change must not change a byte. Synthetic reports only (no PHI);
+everything is written under a temporary folder that is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import generate_reports  # noqa: E402
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(src: Path, reports: Path, key: Path, out: Path, audit: Path, workers: int) -> float:
+    """CPU seconds of one `radeid deid` run with `src` first on PYTHONPATH."""
+    env = {**os.environ, "PYTHONPATH": str(src.resolve())}
+    command = [sys.executable, "-m", "radeid", "deid", str(reports), "-o", str(out), "--no-model",
+               "--key-file", str(key), "--audit", str(audit), "-q", "-w", str(workers)]  # fmt: skip
+    before = children_cpu()
+    subprocess.run(command, check=True, env=env)
+    return children_cpu() - before
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base", type=Path, required=True, help="the `src` folder of the reference tree")
+    parser.add_argument("--new", type=Path, required=True, help="the `src` folder of the changed tree")
+    parser.add_argument("--reports", type=int, default=6000)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--input", type=Path, help="a JSONL file of reports instead of synthetic ones")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="radeid-cpu-ab-") as tmp:
+        work = Path(tmp)
+        reports, key = args.input or work / "reports.jsonl", work / "site.key"
+        if args.input is None:
+            with open(reports, "w", encoding="utf-8") as handle:
+                for doc in generate_reports(args.reports, seed=7):
+                    handle.write(json.dumps({"id": doc.id, "patient_id": doc.patient_id, "text": doc.text}) + "\n")
+        with open(reports, encoding="utf-8") as handle:
+            n = sum(1 for line in handle if line.strip())
+        key.write_bytes(os.urandom(32))
+        key.chmod(0o600)
+        cpu: dict[str, list[float]] = {"base": [], "new": []}
+        reference: tuple[Path, Path] | None = None
+        for pair in range(args.pairs):
+            for name, src in (("base", args.base), ("new", args.new)):
+                out, audit = work / f"{name}{pair}.jsonl", work / f"{name}{pair}.audit.jsonl"
+                seconds = run(src, reports, key, out, audit, args.workers)
+                cpu[name].append(seconds)
+                print(f"pair {pair + 1} {name:<4} {seconds:7.2f} CPU s  {1000 * seconds / n:6.3f} CPU ms/report")
+                if reference is None:
+                    reference = (out, audit)
+                elif not (filecmp.cmp(out, reference[0], shallow=False) and filecmp.cmp(audit, reference[1], False)):
+                    sys.exit(f"{name} run {pair + 1}: output or audit differs from the first base run")
+        base, new = statistics.median(cpu["base"]), statistics.median(cpu["new"])
+        print(f"{n} reports, -w {args.workers}: base {1000 * base / n:.3f}, new {1000 * new / n:.3f} CPU ms/report "
+              f"(median of {args.pairs}; {100 * (new - base) / base:+.1f}%), outputs identical")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
