@@ -18,9 +18,7 @@ import argparse
 import filecmp
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,11 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import generate_reports  # noqa: E402
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+from tree_cpu import run_tree  # noqa: E402
 
 
 def run(src: Path, reports: Path, key: Path, out: Path, audit: Path, workers: int) -> float:
@@ -40,9 +34,7 @@ def run(src: Path, reports: Path, key: Path, out: Path, audit: Path, workers: in
     env = {**os.environ, "PYTHONPATH": str(src.resolve())}
     command = [sys.executable, "-m", "radeid", "deid", str(reports), "-o", str(out), "--no-model",
                "--key-file", str(key), "--audit", str(audit), "-q", "-w", str(workers)]  # fmt: skip
-    before = children_cpu()
-    subprocess.run(command, check=True, env=env)
-    return children_cpu() - before
+    return run_tree(command, env)[1]
 
 
 def main() -> None:

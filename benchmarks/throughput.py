@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import generate_reports  # noqa: E402
+from tree_cpu import run_tree  # noqa: E402
 
 from radeid.batch import deidentify_path  # noqa: E402
 from radeid.config import Config  # noqa: E402
@@ -59,10 +60,9 @@ def cli_rows(n: int, repeat: int) -> None:
             out = work / f"out{i}.jsonl"
             command = [*radeid, "deid", str(src), "-o", str(out), "--no-model", "--key-file", str(key),
                        "--audit", str(work / f"audit{i}.jsonl"), "-q"]  # fmt: skip
-            cpu0, start = children_cpu(), time.perf_counter()
-            subprocess.run(command, check=True)
-            walls.append(time.perf_counter() - start)
-            cpus.append(children_cpu() - cpu0)
+            wall, used = run_tree(command)  # workers of a fork server are not our children
+            walls.append(wall)
+            cpus.append(used)
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         rates = sorted(n / w for w in walls)
         print(f"radeid deid --no-model, {n} reports, {cores} cores, load average {os.getloadavg()[0]:.2f}: "
