@@ -45,6 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import generate_reports  # noqa: E402
+from tree_cpu import DescendantsCpu  # noqa: E402
 
 from radeid.batch import deidentify_path  # noqa: E402
 from radeid.config import Config  # noqa: E402
@@ -83,13 +84,15 @@ def children_cpu() -> float:
 
 
 def cpu_split(spec: PipelineSpec, corpus: Path, work: Path, workers: int) -> tuple[float, float]:
-    """(main-process CPU s, workers' CPU s) of one parallel job; the pool's workers are joined (and
-    so counted in RUSAGE_CHILDREN) when the job returns."""
+    """(main-process CPU s, workers' CPU s) of one parallel job. Workers are forked from a fork
+    server (not this process's children for getrusage), so descendants are sampled from /proc;
+    the fork server's own warm-up counts where it falls inside the job."""
     out = work / f"cpu-{time.monotonic_ns()}"
     out.mkdir()
-    main0, kids0 = time.process_time(), children_cpu()
-    deidentify_path_parallel(spec, corpus, out / "deid.jsonl", workers=workers)
-    main, kids = time.process_time() - main0, children_cpu() - kids0
+    main0 = time.process_time()
+    with DescendantsCpu() as kids_cpu:
+        deidentify_path_parallel(spec, corpus, out / "deid.jsonl", workers=workers)
+    main, kids = time.process_time() - main0 - kids_cpu.overhead, kids_cpu.seconds
     shutil.rmtree(out)
     return main, kids
 

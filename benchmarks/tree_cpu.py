@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 
-__all__ = ["run_tree"]
+__all__ = ["DescendantsCpu", "run_tree"]
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -68,3 +69,51 @@ def run_tree(command: Sequence[str], env: Mapping[str, str] | None = None) -> tu
         raise subprocess.CalledProcessError(proc.returncode, list(command))
     # the command's own final CPU: its children total is gone with it, its own from wait4
     return wall, sum(seen.values())
+
+
+class DescendantsCpu:
+    """CPU seconds this process's descendants spend inside a `with` block (fork-server workers too).
+
+    A thread polls `/proc` every 20 ms; each descendant counts from its CPU when the block started
+    (0 for processes started inside it), up to the last value seen. `overhead` is the polling
+    thread's own CPU, to subtract from this process's `time.process_time()`.
+    """
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.overhead = 0.0
+        self._start: dict[int, float] = {}
+        self._last: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _sample(self) -> None:
+        table = _table()
+        members, grew = {os.getpid()}, True
+        while grew:
+            grew = False
+            for pid, (parent, _) in table.items():
+                if (parent in members or pid in self._last) and pid not in members:
+                    members.add(pid)
+                    grew = True
+        for pid in members - {os.getpid()}:
+            if pid in table:
+                self._last[pid] = max(self._last.get(pid, 0.0), table[pid][1])
+
+    def _poll(self) -> None:
+        started = time.thread_time()
+        while not self._stop.wait(0.02):
+            self._sample()
+        self.overhead = time.thread_time() - started
+
+    def __enter__(self) -> DescendantsCpu:
+        self._sample()
+        self._start = dict(self._last)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+        self.seconds = sum(cpu - self._start.get(pid, 0.0) for pid, cpu in self._last.items())
