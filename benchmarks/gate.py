@@ -1,18 +1,22 @@
-"""Recall cost and speed-up of the model gate (`[detectors.transformer] gate`), gate off vs on.
+"""Recall cost and speed-up of the model gate (`[detectors.transformer] gate`), per gate variant.
 
-Runs the default pipeline (rules + lexicon + bundled model) on each labelled set twice, with the
-transformer detector's gate off and on, and prints token precision/recall (binary PHI), the
-documents whose spans changed, the fraction of model windows skipped and the model's time per
+Runs the default pipeline (rules + lexicon + bundled model) on each labelled set once per variant
+(`--variants`: `off`, `window` = the window gate, `sentence:N` = the sentence gate with N word
+pieces of context) and prints token precision/recall (binary PHI), the documents whose spans
+differ from `off`, the share of word pieces the model did not score and the model's time per
 report (the transformer detector's own `detect`, tokenization to spans; the rest of the pipeline
-is the same both ways). Open-i reports (`openi_iu_reports.dev.jsonl`, real chest X-ray reports,
+is the same every way). Open-i reports (`openi_iu_reports.dev.jsonl`, real chest X-ray reports,
 already de-identified and unlabelled) and the mtsamples subset (unannotated) are timed only.
 
     python benchmarks/gate.py                          # all sets below
     python benchmarks/gate.py --sets heldout examples  # a subset
     python benchmarks/gate.py --limit 50               # quick run
+    python benchmarks/gate.py --variants off window sentence:16 sentence:32
 
 Sets: `heldout` (300 synthetic reports, `radeid synth -n 300 --seed 2 --start 500000`, made into
-`--work` once), `examples` (the bundled BRAT examples), `presidio` (presidio_synth.dev.jsonl),
+`--work` once), `reports` (300 of the speed benchmarks' 2,400-character reports with gold spans,
+`benchmarks/synthetic.py`, seed 11: not the seed the speed runs use), `examples` (the bundled
+BRAT examples), `presidio` (presidio_synth.dev.jsonl),
 `meddocan` (meddocan.dev.jsonl, Spanish), `openi` and `mtsamples` (timing only), from `--data`
 (default: the nearest `shared/data` beside the repository).
 """
@@ -29,16 +33,19 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from synthetic import generate_reports  # noqa: E402
 
 from radeid.config import Config  # noqa: E402
 from radeid.detect.transformer import TransformerDetector  # noqa: E402
 from radeid.document import Document, Span  # noqa: E402
-from radeid.evaluate.loading import load_gold, strip_gold  # noqa: E402
+from radeid.evaluate.loading import GoldSet, load_gold, strip_gold  # noqa: E402
 from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
 from radeid.evaluate.results import PHI  # noqa: E402
 from radeid.pipeline import Deidentifier  # noqa: E402
 
-SETS = ("heldout", "examples", "presidio", "meddocan", "openi", "mtsamples")
+SETS = ("heldout", "reports", "examples", "presidio", "meddocan", "openi", "mtsamples")
 UNLABELLED = ("openi", "mtsamples")
 
 
@@ -112,16 +119,23 @@ def detect_sorted(deid: Deidentifier, docs: Sequence[Document]) -> dict[str, lis
     return predicted
 
 
-def run(deid: Deidentifier, timed: TimedDetector, docs: Sequence[Document], gate: bool) -> dict[str, Any]:
-    timed.inner.gate = gate
-    timed.inner.windows_scored = timed.inner.windows_skipped = 0
+def set_variant(detector: TransformerDetector, variant: str) -> None:
+    """`off`, `window` or `sentence:N` onto the detector's gate settings."""
+    scope, _, context = variant.partition(":")
+    detector.gate = scope != "off"
+    detector.gate_scope = "sentence" if scope == "sentence" else "window"
+    detector.gate_context = int(context or 16)
+
+
+def run(deid: Deidentifier, timed: TimedDetector, docs: Sequence[Document], variant: str) -> dict[str, Any]:
+    set_variant(timed.inner, variant)
+    timed.inner.pieces_scored = timed.inner.pieces_skipped = 0
     timed.seconds = 0.0
     predicted = detect_sorted(deid, docs)
-    windows = timed.inner.windows_scored + timed.inner.windows_skipped
+    pieces = timed.inner.pieces_scored + timed.inner.pieces_skipped
     return {
         "predicted": predicted,
-        "windows": windows,
-        "skipped": timed.inner.windows_skipped,
+        "skipped": timed.inner.pieces_skipped / max(1, pieces),
         "ms": 1000 * timed.seconds / max(1, len(docs)),
     }
 
@@ -132,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=default_data())
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "gate")
     parser.add_argument("--limit", type=int, default=0, help="at most this many documents per set")
+    parser.add_argument("--variants", nargs="+", default=["off", "window"], help="off, window, sentence:N")
     args = parser.parse_args(argv)
 
     config = Config.load()
@@ -140,39 +155,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     timed = TimedDetector(deid.detectors[index])  # type: ignore[arg-type]
     deid.detectors[index] = timed  # type: ignore[call-overload]
 
-    columns = ["set", "docs", "token R off", "token R on", "token P off", "token P on", "docs changed"]
-    columns += ["windows skipped", "model ms/report off", "on"]
+    if args.variants[0] != "off":
+        args.variants.insert(0, "off")
+    columns = ["set", "docs", "variant", "token P", "token R", "docs changed", "pieces skipped", "model ms/report"]
     rows = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for name in args.sets:
-        gold = load_gold(set_path(name, args.data, args.work))
+        if name == "reports":
+            gold = GoldSet(documents=generate_reports(300, seed=11))
+        else:
+            gold = load_gold(set_path(name, args.data, args.work))
         docs = strip_gold(gold.documents)
         if args.limit:
             docs = docs[: args.limit]
-        run(deid, timed, docs[:8], gate=False)  # warm-up
-        off = run(deid, timed, docs, gate=False)
-        on = run(deid, timed, docs, gate=True)
-        changed = sum(off["predicted"][d.id] != on["predicted"][d.id] for d in docs)
-        cells = [name, str(len(docs))]
-        if name not in UNLABELLED:
-            ids = {d.id for d in docs}
-            golds = [d for d in gold.documents if d.id in ids]
-            scores = []
-            for result in (off, on):
+        run(deid, timed, docs[:8], "off")  # warm-up
+        results = {variant: run(deid, timed, docs, variant) for variant in args.variants}
+        off = results["off"]
+        for variant, result in results.items():
+            changed = sum(off["predicted"][d.id] != result["predicted"][d.id] for d in docs)
+            cells = [name, str(len(docs)), variant]
+            if name not in UNLABELLED:
+                ids = {d.id for d in docs}
+                golds = [d for d in gold.documents if d.id in ids]
                 counts = evaluate_documents(golds, result["predicted"], ignored=gold.ignored).total("token", PHI)
-                scores.append(counts)
-            cells += [f"{scores[0].recall:.4f}", f"{scores[1].recall:.4f}"]
-            cells += [f"{scores[0].precision:.4f}", f"{scores[1].precision:.4f}"]
-        else:
-            cells += ["-", "-", "-", "-"]
-        skipped = on["skipped"] / max(1, on["windows"])
-        cells += [
-            str(changed),
-            f"{on['skipped']}/{on['windows']} ({skipped:.0%})",
-            f"{off['ms']:.1f}",
-            f"{on['ms']:.1f}",
-        ]
-        rows.append("| " + " | ".join(cells) + " |")
-        print(rows[-1], file=sys.stderr, flush=True)
+                cells += [f"{counts.precision:.4f}", f"{counts.recall:.4f}"]
+            else:
+                cells += ["-", "-"]
+            cells += [str(changed), f"{result['skipped']:.0%}", f"{result['ms']:.1f}"]
+            rows.append("| " + " | ".join(cells) + " |")
+            print(rows[-1], file=sys.stderr, flush=True)
     print("\n".join(rows))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from radeid.categories import Category
 from radeid.sections import (
+    GATE_SCOPES,
     LABEL_SCHEMES,
     ON_ERROR,
     TRANSFORMER_BACKENDS,
@@ -193,6 +194,10 @@ class Config:
             raise ConfigError(f"{where}.batch_size must be at least 1")
         if t.max_length < 0 or t.stride < 0 or t.threads < 0:
             raise ConfigError(f"{where}.max_length, stride and threads must not be negative")
+        if t.gate_scope not in GATE_SCOPES:
+            raise ConfigError(f"{where}.gate_scope must be one of {', '.join(GATE_SCOPES)}, not {t.gate_scope!r}")
+        if t.gate_context < 0:
+            raise ConfigError(f"{where}.gate_context must not be negative")
 
 
 def _refuse_moved(data: Mapping[str, Any], where: str) -> None:

@@ -15,6 +15,7 @@ from radeid.categories import Category
 __all__ = [
     "ENSEMBLE_STRATEGIES",
     "EnsembleConfig",
+    "GATE_SCOPES",
     "IOConfig",
     "LexiconConfig",
     "MaskConfig",
@@ -29,6 +30,9 @@ __all__ = [
 
 TRANSFORMER_BACKENDS = ("auto", "onnx", "torch")
 LABEL_SCHEMES = ("auto", "bio", "io")
+#: `window`: the model skips whole windows with no signal; `sentence`: the model sees only the
+#: sentences that hold a signal, each with `gate_context` word pieces of context on both sides.
+GATE_SCOPES = ("window", "sentence")
 ON_ERROR = ("fail", "skip")
 #: `vote:K` (K a positive number) and `vote:all` are also accepted (`EnsembleConfig.vote_count`).
 ENSEMBLE_STRATEGIES = ("vote:K", "vote:all", "weighted", "learned")
@@ -130,6 +134,8 @@ class TransformerConfig:
     threads: int = 0
     check_forms: bool = True
     gate: bool = True
+    gate_scope: str = "window"
+    gate_context: int = 16
 
 
 @dataclass(frozen=True)

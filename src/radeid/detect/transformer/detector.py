@@ -18,7 +18,7 @@ from radeid.detect.chunking import Window, WindowScorer, boundary_strengths, pla
 from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer.errors import ModelLoadError
 from radeid.detect.transformer.folder import parse_thresholds
-from radeid.detect.transformer.gate import gate_windows
+from radeid.detect.transformer.gate import GATE_SCOPES, gate_windows, sentence_plan
 from radeid.detect.transformer.labels import LabelDecoder
 from radeid.detect.transformer.loading import LoadedModel, load_model
 from radeid.document import Document, Span
@@ -59,6 +59,13 @@ def _check_options(threshold: float, stride: int) -> None:
         raise ValueError("stride must not be negative")
 
 
+def _check_gate(scope: str, context: int) -> None:
+    if scope not in GATE_SCOPES:
+        raise ValueError(f"gate_scope must be one of {', '.join(GATE_SCOPES)}, not {scope!r}")
+    if context < 0:
+        raise ValueError("gate_context must not be negative")
+
+
 class TransformerDetector:
     """PHI spans from a token-classification model; the steps are in `radeid.detect.transformer`'s docstring.
 
@@ -69,14 +76,20 @@ class TransformerDetector:
     `stride` overlap between windows; `threads` CPU threads (ONNX session, or torch's global
     setting); `device` cpu/cuda; `onnx_file` to pick one of several `.onnx` files in a folder;
     `check_forms` drops spans whose text cannot be their category (see `plausible`); `gate` lets
-    the model skip windows with no cheap sign of PHI (`radeid.detect.transformer.gate`), and
-    `windows_scored` / `windows_skipped` count the windows since the detector was built.
+    the model skip windows with no cheap sign of PHI (`radeid.detect.transformer.gate`);
+    `gate_scope` "sentence" narrows that to the sentences with a sign, plus `gate_context` word
+    pieces on each side (`sentence_plan`). `windows_scored` / `windows_skipped` and
+    `pieces_scored` / `pieces_skipped` count since the detector was built (overlaps included).
     """
 
     check_forms: bool = False
     gate: bool = False
+    gate_scope: str = "window"
+    gate_context: int = 16
     windows_scored: int = 0
     windows_skipped: int = 0
+    pieces_scored: int = 0
+    pieces_skipped: int = 0
 
     def __init__(
         self,
@@ -95,9 +108,14 @@ class TransformerDetector:
         name: str = "transformer",
         check_forms: bool = False,
         gate: bool = False,
+        gate_scope: str = "window",
+        gate_context: int = 16,
     ) -> None:
+        _check_gate(gate_scope, gate_context)
         self.check_forms = check_forms
         self.gate = gate
+        self.gate_scope = gate_scope
+        self.gate_context = gate_context
         if not str(model):
             raise ModelLoadError("no model given (detectors.transformer.model is empty)")
         _check_options(threshold, stride)
@@ -171,6 +189,8 @@ class TransformerDetector:
             device=config.device,
             check_forms=config.check_forms,
             gate=config.gate,
+            gate_scope=config.gate_scope,
+            gate_context=config.gate_context,
         )
 
     @property
@@ -189,31 +209,45 @@ class TransformerDetector:
     def token_probabilities(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
         """Per text: word-piece offsets and the merged label probabilities, one row per piece."""
         encoded = self.loaded.tokenizer.encode(texts)
-        plans = [
-            plan_windows(len(ids), self.max_tokens, self.stride, boundary_strengths(text, offsets))
-            for text, (ids, offsets) in zip(texts, encoded, strict=True)
-        ]
+        plans, keep = self._plan(texts, encoded)
         shapes = None
         if getattr(self.loaded.scorer, "uses_shapes", False):
             shapes = [word_shapes(text, offsets) for text, (_, offsets) in zip(texts, encoded, strict=True)]
         scorer: WindowScorer = self.loaded.scorer
-        if self.gate:
-            keep = [
-                flag
-                for text, (_, offsets), plan in zip(texts, encoded, plans, strict=True)
-                for flag in gate_windows(text, offsets, plan)
-            ]
+        if keep is not None:
             scorer = _GatedScorer(self.loaded.scorer, keep, self._outside_row())
-        n_windows = sum(len(plan) for plan in plans)
         probs = score_documents([ids for ids, _ in encoded], plans, scorer, shapes)
-        skipped = scorer.skipped if isinstance(scorer, _GatedScorer) else 0
-        self.windows_scored += n_windows - skipped
-        self.windows_skipped += skipped
+        sizes = [len(w) for plan in plans for w in plan]
+        flags = keep if keep is not None else [True] * len(sizes)
+        scored = sum(flags)
+        self.windows_scored += scored
+        self.windows_skipped += len(sizes) - scored
+        self.pieces_scored += sum(n for n, flag in zip(sizes, flags, strict=True) if flag)
+        self.pieces_skipped += sum(n for n, flag in zip(sizes, flags, strict=True) if not flag)
         n_labels = len(self.labels)
         return [
             (offsets, p if len(ids) else np.zeros((0, n_labels), dtype=np.float32))
             for (ids, offsets), p in zip(encoded, probs, strict=True)
         ]
+
+    def _plan(
+        self, texts: Sequence[str], encoded: Sequence[tuple[Sequence[int], Sequence[tuple[int, int]]]]
+    ) -> tuple[list[list[Window]], list[bool] | None]:
+        """Each text's windows and, with the gate on, whether the model scores each (flat order)."""
+        plans: list[list[Window]] = []
+        keep: list[bool] = []
+        for text, (ids, offsets) in zip(texts, encoded, strict=True):
+            strengths = boundary_strengths(text, offsets)
+            if self.gate and self.gate_scope == "sentence":
+                windows, flags = sentence_plan(
+                    text, offsets, strengths, self.max_tokens, self.stride, self.gate_context
+                )
+            else:
+                windows = plan_windows(len(ids), self.max_tokens, self.stride, strengths)
+                flags = gate_windows(text, offsets, windows) if self.gate else []
+            plans.append(windows)
+            keep.extend(flags)
+        return plans, (keep if self.gate else None)
 
     def _outside_row(self) -> np.ndarray:
         """Label probabilities of a token the gate skipped: all mass on the (first) outside label."""

@@ -31,12 +31,13 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from radeid.detect.chunking import Window
+from radeid.detect.chunking import SENTENCE, Window, plan_windows
+from radeid.sections import GATE_SCOPES
 from radeid.surrogate.keyed import fold_name
 from radeid.surrogate.name_pools import world_genders
 from radeid.wordlists import bundled_data_path, iter_word_list
 
-__all__ = ["COMMON_CAPITALISED", "gate_windows", "signal_spans"]
+__all__ = ["COMMON_CAPITALISED", "GATE_SCOPES", "gate_windows", "sentence_plan", "signal_spans"]
 
 #: Capitalised words that are common in reports and not PHI by themselves (compared upper-cased).
 #: Words that can be names ("Jones", "Baker") must not be added here.
@@ -168,3 +169,66 @@ def gate_windows(
         i = bisect.bisect_left(starts, hi)
         keep.append(i > 0 and ends[i - 1] > lo)
     return keep
+
+
+def sentence_plan(
+    text: str,
+    offsets: Sequence[tuple[int, int]],
+    strengths: Sequence[int],
+    max_tokens: int,
+    stride: int,
+    context: int,
+    signals: Sequence[tuple[int, int]] | None = None,
+) -> tuple[list[Window], list[bool]]:
+    """Windows over the sentences that hold a signal, and the gaps between them, with keep flags.
+
+    Why: on PHI-dense reports nearly every 256-piece window holds some signal (a header, a date, a
+    signature), so the window gate skips little, while the findings prose between the signals is
+    about half of the word pieces. Here each word piece under a signal pulls in its sentence (cuts
+    of strength `SENTENCE` or more, see `boundary_strengths`) plus `context` pieces on both sides;
+    regions that overlap or lie at most `context` pieces apart are joined, and each region is cut
+    into windows exactly as a whole document is (`plan_windows`). The gaps become windows the model
+    skips (kept False), so the windows still cover every piece once outside the regions and the
+    merge rules of `merge_window_scores` hold unchanged.
+    """
+    n = len(offsets)
+    if not n:
+        return [], []
+    if signals is None:
+        signals = signal_spans(text)
+    ends = [e for _, e in offsets]
+    cuts = [i for i, strength in enumerate(strengths) if strength >= SENTENCE]  # cuts[0] == 0
+    regions: list[tuple[int, int]] = []
+    for start, end in signals:
+        first = bisect.bisect_right(ends, start)  # first piece ending after the signal starts
+        last = first
+        while last < n and offsets[last][0] < end:
+            last += 1
+        if last == first:  # a signal in the spaces between pieces
+            continue
+        lo = cuts[bisect.bisect_right(cuts, first) - 1] if cuts and cuts[0] <= first else 0
+        k = bisect.bisect_right(cuts, last - 1)
+        hi = cuts[k] if k < len(cuts) else n
+        regions.append((max(0, lo - context), min(n, hi + context)))
+    regions.sort()
+    merged: list[list[int]] = []
+    for lo, hi in regions:
+        if merged and lo <= merged[-1][1] + context:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    windows: list[Window] = []
+    keep: list[bool] = []
+    cursor = 0
+    for lo, hi in merged:
+        if lo > cursor:
+            windows.append(Window(cursor, lo))
+            keep.append(False)
+        for w in plan_windows(hi - lo, max_tokens, stride, strengths[lo:hi]):
+            windows.append(Window(lo + w.start, lo + w.end))
+            keep.append(True)
+        cursor = hi
+    if cursor < n:
+        windows.append(Window(cursor, n))
+        keep.append(False)
+    return windows, keep
