@@ -134,7 +134,7 @@ class TransformerConfig:
     threads: int = 0
     check_forms: bool = True
     gate: bool = True
-    gate_scope: str = "window"
+    gate_scope: str = "sentence"
     gate_context: int = 16
 
 

@@ -77,7 +77,7 @@ def test_gate_keeps_the_bundled_models_spans() -> None:
     docs = [Document("a", header + PROSE * 12 + footer), Document("b", PROSE * 3)]
     detector.gate = False
     off = detector.detect(docs)
-    detector.gate = True
+    detector.gate, detector.gate_scope = True, "window"
     on = detector.detect(docs)
     assert on == off
     assert off[0]  # there is PHI to find

@@ -16,12 +16,18 @@ with none; the skipped window's tokens are predicted `O`. A window is kept when 
   `Signed by`, `Dictated by`, `Referring physician:`, `name is`, `call me`), in any case;
 - a word with `XXX` in it (a redaction placeholder: `XXXX`, `XXXX-year-old`) is not a signal.
 
-The signals are found once per document with a few regular expressions; a window is kept when a
-signal overlaps its characters. Tokens of a kept window are scored exactly as without the gate, and
-a token that a kept window scores best keeps that score, so the gate can only remove spans that
-lie wholly in windows with no signal (int8 exports score one window per call, so their scores are
+The signals are found once per document with a few regular expressions. With `gate_scope =
+"window"` a window is kept when a signal overlaps its characters (`gate_windows`); with "sentence"
+(the default) the model sees only the sentences with a signal plus some context (`sentence_plan`),
+which on PHI-dense reports skips the findings prose that a whole window would carry along.
+
+With the window scope, tokens of a kept window are scored exactly as without the gate, and a token
+that a kept window scores best keeps that score, so the gate can only remove spans that lie wholly
+in windows with no signal (int8 exports score one window per call, so their scores are
 bit-identical; a batched fp32 or PyTorch scorer sees other batch compositions, as it does with any
-change of batch). The recall cost is measured by `benchmarks/gate.py`.
+change of batch). The sentence scope gives the model less context (its windows start and end at
+other places), so it can also move spans near the regions' edges. The recall cost of both is
+measured by `benchmarks/gate.py --variants window sentence:16`.
 """
 
 from __future__ import annotations
