@@ -7,9 +7,10 @@ one clean, single-threaded process started on first use, so forking from it is s
 threads the caller runs, unlike forking the caller. It imports radeid and builds the shipped
 default pipeline (without the model) once, on a throwaway key and a fixed synthetic text; each
 worker forked from it finds the modules, the `re` module's compiled patterns and the cached tables
-already loaded, so its own `PipelineSpec.build()` costs about a tenth. Workers still build their
-pipeline from their own spec, so output never depends on this warm state: a custom configuration
-only warms less.
+already loaded, and, when its config asks for the same detection, reuses the rules, word lists and
+resolver built here (`radeid.prebuilt`), so its own `PipelineSpec.build()` costs next to nothing.
+Workers still build their pipeline from their own spec (the replacer, with their key, always), so
+output never depends on this warm state: a custom configuration only warms less.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def warm() -> None:
     try:
         from radeid.config import Config
         from radeid.document import Document
+        from radeid.prebuilt import remember
         from radeid.spec import PipelineSpec
 
         config = Config.load()
@@ -70,5 +72,6 @@ def warm() -> None:
         config = config.with_section("pipeline", detectors=detectors)
         deid = PipelineSpec.surrogates(os.urandom(32), config).build()
         deid.deidentify([Document("warm-up", _SAMPLE)])
+        remember(config, deid)  # its detectors and resolver, for workers of the same detection
     except Exception as exc:  # noqa: BLE001 - see the docstring
         log.debug("fork server warm-up skipped (%s)", type(exc).__name__)
