@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from radeid.worker_start import _SAMPLE, warm
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prebuilt, "_BUILT", {})
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # `warm` freezes the fork server's heap, not ours
 
 
 def _rules_only(**rules: object) -> Config:
