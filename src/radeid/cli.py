@@ -51,6 +51,7 @@ from radeid.synth.commands import register as register_synth
 from radeid.train.commands import register as register_train
 from radeid.vault import VaultError, WrongKeyError, read_vault_ids
 from radeid.wordlists import bundled_data_path
+from radeid.worker_start import fewer_collections
 
 app = typer.Typer(
     name="radeid",
@@ -218,6 +219,7 @@ def run_deid(
     quiet: bool = False,
 ) -> None:
     """`radeid deid` once its config is known: check paths, then the key, then run."""
+    fewer_collections()  # this process runs the pipeline itself with -w 1
     io = cfg.io
     audit_path = Path(io.audit) if io.audit else None
     vault_path = Path(io.vault) if io.vault else None

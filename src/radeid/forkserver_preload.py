@@ -1,5 +1,10 @@
-"""Imported only by the worker pool's fork server (`radeid.worker_start`): loads and warms radeid there."""
+"""Imported only by the worker pool's fork server (`radeid.worker_start`): loads and warms radeid there.
 
+`radeid.parallel` holds the workers' entry points (and imports the readers, writers, journal and
+vault modules): imported here once, not by every worker after it is forked.
+"""
+
+import radeid.parallel  # noqa: F401
 from radeid.worker_start import warm
 
 warm()

@@ -79,7 +79,7 @@ from radeid.stream import (
     open_stream,
     spooled_paths,
 )
-from radeid.worker_start import default_context
+from radeid.worker_start import default_context, fewer_collections
 
 __all__ = [
     "ParallelRunError",
@@ -134,6 +134,7 @@ def _watch_parent(coordinator: int, parent: int) -> None:
 def _init_worker(spec: PipelineSpec, parts: str, coordinator: int, threads: int, stream: StreamFormat | None) -> None:
     """Pool initializer: build the pipeline once per process (a model gets its share of the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    fewer_collections()
     parent = os.getppid()
     if not _alive(coordinator):  # gone before this worker started
         os._exit(1)

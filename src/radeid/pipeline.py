@@ -35,13 +35,14 @@ class Deidentifier:
         key: bytes | None = None,
         detectors: Sequence[Detector] | None = None,
         replacer: Replacer | None = None,
+        resolver: Resolver | None = None,
     ) -> None:
         self.config = config or Config.load()
         self._key = key
         if detectors is None:
             detectors = [build_detector(name, self.config) for name in self.config.pipeline.detectors]
         self.detectors = list(detectors)
-        self.resolver = Resolver.from_config(self.config)
+        self.resolver = resolver if resolver is not None else Resolver.from_config(self.config)
         self._replacer = replacer
 
     def __repr__(self) -> str:  # never the key

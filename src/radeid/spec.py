@@ -105,7 +105,11 @@ class PipelineSpec:
     def build(self) -> Deidentifier:
         """The `Deidentifier` this spec describes; call it once per process (it loads everything)."""
         from radeid.pipeline import Deidentifier
+        from radeid.prebuilt import lookup
 
+        shared = lookup(self.config)  # a worker forked from the warmed fork server (`radeid.prebuilt`)
+        if shared is not None:
+            return Deidentifier(self.config, key=self.key, detectors=shared[0], resolver=shared[1])
         return Deidentifier(self.config, key=self.key)
 
     def with_threads(self, threads: int) -> PipelineSpec:
@@ -218,8 +222,8 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _named_files(config: Config) -> dict[str, str]:
-    """`{path: content digest}` for every config string that names a file or folder.
+def _named_files(config: Any) -> dict[str, str]:
+    """`{path: content digest}` for every string of `config` (or a part of one) that names a file or folder.
 
     Folders (a model directory) are summarised by file names, sizes and modification times:
     hashing gigabytes of weights at every start would cost more than it protects.

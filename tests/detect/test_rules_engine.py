@@ -549,6 +549,50 @@ def test_anchored_matches_agree_with_the_spelled_out_search(pattern: str) -> Non
         for _ in range(rng.randint(0, 6)):
             s = rng.randint(0, max(0, len(text) - 1))
             hits.append((s, min(len(text), s + rng.randint(0, 4))))
-        rule = type("R", (), {"window": window, "regex": regex})()
+        rule = type("R", (), {"window": window, "regex": regex, "word_start": False})()
         got = [m.span() for m in _anchored_matches(rule, hits, text)]  # type: ignore[arg-type]
         assert got == _anchored_reference(regex, window, hits, text), (text, window, hits)
+
+
+@pytest.mark.parametrize("pattern", [r"(?<![\w.])(?:rm|Rm|room)\.?[ ]*\d+", r"(?<!\w)r\w*", r"\b(?:r|m)+\d?"])
+def test_word_start_skips_only_hits_that_cannot_match(pattern: str) -> None:
+    """`word_start`: hits right after a word character are skipped; for a pattern that cannot match
+    there, the matches are those of the full search, whatever the hits."""
+    import random
+
+    from radeid.detect.rules import _anchored_matches
+
+    rng = random.Random(11)
+    regex = re.compile(pattern)
+    for _ in range(600):
+        text = "".join(rng.choice(["rm", "Rm", "room", "no", "_", ".", " ", "(", "12", "é", "x"]) for _ in range(12))
+        window = (0, rng.choice([0, 3, 20]))
+        # hits where a trigger may start: on a word character (inside a word or not)
+        starts = [i for i, ch in enumerate(text) if ch.isalnum()]
+        hits = [(s, min(len(text), s + rng.randint(1, 4))) for s in rng.sample(starts, min(len(starts), 5))]
+        rule = type("R", (), {"window": window, "regex": regex, "word_start": True})()
+        got = [m.span() for m in _anchored_matches(rule, hits, text)]  # type: ignore[arg-type]
+        assert got == _anchored_reference(regex, window, hits, text), (text, window, hits)
+
+
+def test_word_start_rules_begin_with_a_word_lookbehind(tmp_path: Path) -> None:
+    """Every bundled `word_start` rule starts with a lookbehind that refuses a word character (so
+    it cannot match right after one), and the key is refused where it cannot hold."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    flagged = [rule for rule in RuleDetector().rules if rule.word_start]
+    assert [rule.name for rule in flagged] == ["loc_room"]
+    for rule in flagged:
+        op, (direction, body) = _parser.parse(rule.regex.pattern, rule.regex.flags).data[0]
+        assert op is sre.ASSERT_NOT and direction == -1
+        ((kind, items),) = body.data
+        assert kind is sre.IN and (sre.CATEGORY, sre.CATEGORY_WORD) in items
+    bad = write(
+        tmp_path,
+        "[[rule]]\nname = 'x'\ncategory = 'ID'\npattern = 'x'\ntriggers = ['x']\nwindow = [5, 9]\n"
+        "anchored = true\nword_start = true\n",
+        "bad.toml",
+    )
+    with pytest.raises(ValueError, match="word_start"):
+        RuleDetector(extra_rule_files=[bad])

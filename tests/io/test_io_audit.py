@@ -133,3 +133,42 @@ def test_undecodable_truncated_and_missing_files(tmp_path: Path) -> None:
         list(read_audit(truncated))
     with pytest.raises(FileNotFoundError):
         list(read_audit(tmp_path / "missing.jsonl"))
+
+
+def _reference(res: Result, include_patient_id: bool) -> str:
+    """The audit text as it was first written: `json.dumps` of each row."""
+    rows = audit_rows(res, include_patient_id=include_patient_id)
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+class IntLike(int):
+    pass
+
+
+@pytest.mark.parametrize("include_patient_id", [False, True])
+def test_audit_text_is_json_dumps_of_each_row(include_patient_id: bool) -> None:
+    """The direct writer of `audit_text` gives exactly the bytes of `json.dumps` per row, whatever
+    the strings hold, and falls back to it for values it does not format itself."""
+    from radeid.io.audit import _fast_lines, audit_text
+
+    odd = 'id "quoted" \\ back\tslash\n\u2028 é 😀 \x00\x1f'
+    texts = TEXT + " " + "x" * 40
+    cases = [
+        result(),
+        Result.build(
+            Document(odd, texts, patient_id=odd), [Replacement(Span(3, 18, Category.HCW, odd, 0.1234567, odd), "A\n\"")]
+        ),
+        Result.build(Document("n", texts), [Replacement(Span(0, 2, Category.ID, None, 1, "r"), "")]),
+        Result.build(Document("n", texts), [Replacement(Span(0, 2, Category.ID, None, float("nan"), "r"), "x")]),
+        Result.build(Document("n", texts), [Replacement(Span(IntLike(0), 2, Category.ID, None, 0.5, "r"), "x")]),
+        Result.build(Document("n", texts, patient_id=None), []),
+        Result.build(Document("m", texts, patient_id="p"), [
+            Replacement(Span(0, 2, Category.DATE, "d", 1e-7, "rules"), "longer text"),
+            KindReplacement(Span(5, 9, Category.AGE, None, 0.99999, "rules"), "9", 'k"ind'),
+            Replacement(Span(20, 30, Category.PHONE, "FAX", 2.5e20, "model"), "123"),
+        ]),
+    ]  # fmt: skip
+    for res in cases:
+        assert audit_text(res, include_patient_id=include_patient_id) == _reference(res, include_patient_id)
+    written_directly = [_fast_lines(res, include_patient_id) is not None for res in cases]
+    assert written_directly == [True, True, True, False, False, True, True]

@@ -32,7 +32,7 @@ _RULE_KEYS = frozenset(
         "name", "category", "subtype", "pattern", "flags", "score", "groups", "validator",
         "validator_args", "context_before", "context_after", "context_window", "context_required",
         "context_score", "negative_before", "negative_after", "negative_window", "subtype_context",
-        "triggers", "window", "anchored", "requires", "enabled", "description",
+        "triggers", "window", "anchored", "word_start", "requires", "enabled", "description",
     }
 )  # fmt: skip
 _TOP_KEYS = frozenset({"macros", "lists", "rule"})
@@ -68,6 +68,7 @@ class Rule:
     anchored: bool
     origin: str
     requires: re.Pattern[str] | None = None
+    word_start: bool = False
     source: str = field(init=False, repr=False)  # "rules/<name>", the Span.source of this rule
 
     def __post_init__(self) -> None:
@@ -226,6 +227,10 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
     if not (isinstance(window, (list, tuple)) and len(window) == 2 and all(int(w) >= 0 for w in window)):
         raise ValueError(f"{where}: window must be [chars_before, chars_after]")
 
+    word_start = bool(entry.get("word_start", False))
+    if word_start and not (entry.get("anchored") and int(window[0]) == 0 and all(t[0].isalnum() for t in triggers)):
+        raise ValueError(f"{where}: word_start = true needs anchored = true, window [0, n] and alphanumeric triggers")
+
     context_before, context_after = words("context_before"), words("context_after")
     return Rule(
         name=name,
@@ -250,6 +255,7 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
         anchored=bool(entry.get("anchored", False)),
         origin=origin,
         requires=requires,
+        word_start=word_start,
     )
 
 

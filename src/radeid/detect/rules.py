@@ -171,6 +171,8 @@ def _anchored_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> lis
     n = len(text)
     match_at = rule.regex.match
     found: list[re.Match[str]] = []
+    if rule.word_start:  # hits inside a word: the pattern cannot match there (see `word_start`)
+        hits = [hit for hit in hits if not (hit[0] > 0 and _is_word_char(text[hit[0] - 1]))]
     # Every position below `done_until` is settled: inside the last match, or tried (without a
     # match) for an earlier hit. Hits come sorted by start, so the positions tried for earlier
     # hits always form a prefix of a later hit's range: one bound replaces a set of positions.
@@ -199,6 +201,11 @@ def _anchored_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> lis
         else:
             done_until = stop
     return found
+
+
+def _is_word_char(char: str) -> bool:
+    """What `\\w` matches in a str pattern (`re` tests exactly this)."""
+    return char.isalnum() or char == "_"
 
 
 def _regions(hits: list[tuple[int, int]], window: tuple[int, int], text: str) -> list[tuple[int, int]]:

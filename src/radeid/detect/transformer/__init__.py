@@ -27,12 +27,16 @@ Heavy libraries (onnxruntime, torch, transformers) are imported only when a mode
 Modules: `labels` (label schemes, decoding to spans), `tokenizer` (`PieceTokenizer`), `scorers`
 (ONNX Runtime and PyTorch backends), `folder` (what a model folder holds: files, labels, metadata,
 limits, the bundled model), `loading` (`load_model`), `detector` (`TransformerDetector`) and
-`errors` (`ModelLoadError`). The names below are re-exported here.
+`errors` (`ModelLoadError`). The names below are re-exported here; those of modules that import
+numpy (the detector, labels, loading, scorers, tokenizer) on first use, so that a run without a
+model (`--no-model`), which still names the bundled model's folder, never pays for numpy.
 """
 
 from __future__ import annotations
 
-from radeid.detect.transformer.detector import TransformerDetector, plausible
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from radeid.detect.transformer.errors import ModelLoadError
 from radeid.detect.transformer.folder import (
     BUNDLED_MODEL,
@@ -50,10 +54,40 @@ from radeid.detect.transformer.folder import (
     read_json,
     resolve_model,
 )
-from radeid.detect.transformer.labels import OUTSIDE_LABELS, LabelDecoder, detect_scheme
-from radeid.detect.transformer.loading import LoadedModel, load_model
-from radeid.detect.transformer.scorers import ATTENTION_CELLS, OnnxScorer, TorchScorer
-from radeid.detect.transformer.tokenizer import PieceTokenizer
+
+if TYPE_CHECKING:
+    from radeid.detect.transformer.detector import TransformerDetector, plausible
+    from radeid.detect.transformer.labels import OUTSIDE_LABELS, LabelDecoder, detect_scheme
+    from radeid.detect.transformer.loading import LoadedModel, load_model
+    from radeid.detect.transformer.scorers import ATTENTION_CELLS, OnnxScorer, TorchScorer
+    from radeid.detect.transformer.tokenizer import PieceTokenizer
+
+#: Names imported on first use, and the submodule of each.
+_LAZY = {
+    "TransformerDetector": "detector",
+    "plausible": "detector",
+    "OUTSIDE_LABELS": "labels",
+    "LabelDecoder": "labels",
+    "detect_scheme": "labels",
+    "LoadedModel": "loading",
+    "load_model": "loading",
+    "ATTENTION_CELLS": "scorers",
+    "OnnxScorer": "scorers",
+    "TorchScorer": "scorers",
+    "PieceTokenizer": "tokenizer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    loaded = importlib.import_module(f"{__name__}.{module}")
+    # Bind every name of that module now: importing it also set the package attribute of the
+    # module's own name (`generate`), which must not shadow a function of that name.
+    globals().update({other: getattr(loaded, other) for other, home in _LAZY.items() if home == module})
+    return globals()[name]
+
 
 __all__ = [
     "ATTENTION_CELLS",
