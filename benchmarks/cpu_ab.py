@@ -4,9 +4,10 @@
     python benchmarks/cpu_ab.py --base /tmp/base/src --new src --reports 6000 --pairs 3 --workers 1
 
 Runs `radeid deid reports.jsonl -o OUT --no-model --key-file K --audit AUD -q -w W` once per tree
-per pair, alternating (base, new, base, new, ...), and prints the CPU seconds (user + system, child
-processes included, so every worker counts) and CPU ms per report of each run, then the median
-of each tree. CPU time rather than wall time, because a shared machine slows the wall clock of
+per pair, alternating (base, new, base, new, ...), and prints the CPU seconds (user + system, the
+whole process tree, so every worker counts), CPU ms per report and wall reports/s of each run,
+then the medians of each tree. Both trees are byte-compiled first, as an installed package is.
+CPU time is the steadier figure, because a shared machine slows the wall clock of
 both trees alike but not evenly. The output JSONL and the audit of every run must be identical
 to the first base run: a speed change must not change a byte. Synthetic reports only (no PHI);
 everything is written under a temporary folder that is removed afterwards.
@@ -15,6 +16,7 @@ everything is written under a temporary folder that is removed afterwards.
 from __future__ import annotations
 
 import argparse
+import compileall
 import filecmp
 import json
 import os
@@ -29,12 +31,12 @@ from synthetic import generate_reports  # noqa: E402
 from tree_cpu import run_tree  # noqa: E402
 
 
-def run(src: Path, reports: Path, key: Path, out: Path, audit: Path, workers: int) -> float:
-    """CPU seconds of one `radeid deid` run with `src` first on PYTHONPATH."""
+def run(src: Path, reports: Path, key: Path, out: Path, audit: Path, workers: int) -> tuple[float, float]:
+    """Wall and CPU seconds of one `radeid deid` run with `src` first on PYTHONPATH."""
     env = {**os.environ, "PYTHONPATH": str(src.resolve())}
     command = [sys.executable, "-m", "radeid", "deid", str(reports), "-o", str(out), "--no-model",
                "--key-file", str(key), "--audit", str(audit), "-q", "-w", str(workers)]  # fmt: skip
-    return run_tree(command, env)[1]
+    return run_tree(command, env)
 
 
 def main() -> None:
@@ -58,13 +60,20 @@ def main() -> None:
         key.write_bytes(os.urandom(32))
         key.chmod(0o600)
         cpu: dict[str, list[float]] = {"base": [], "new": []}
+        wall: dict[str, list[float]] = {"base": [], "new": []}
+        for src in (args.base, args.new):
+            # an installed package has byte-code; a source tree run with PYTHONDONTWRITEBYTECODE
+            # would compile radeid again in every process (~0.1-0.2 CPU s each)
+            compileall.compile_dir(src, quiet=1)
         reference: tuple[Path, Path] | None = None
         for pair in range(args.pairs):
             for name, src in (("base", args.base), ("new", args.new)):
                 out, audit = work / f"{name}{pair}.jsonl", work / f"{name}{pair}.audit.jsonl"
-                seconds = run(src, reports, key, out, audit, args.workers)
+                elapsed, seconds = run(src, reports, key, out, audit, args.workers)
                 cpu[name].append(seconds)
-                print(f"pair {pair + 1} {name:<4} {seconds:7.2f} CPU s  {1000 * seconds / n:6.3f} CPU ms/report")
+                wall[name].append(elapsed)
+                print(f"pair {pair + 1} {name:<4} {seconds:7.2f} CPU s  {1000 * seconds / n:6.3f} CPU ms/report  "
+                      f"{n / elapsed:7.1f} reports/s wall")  # fmt: skip
                 if reference is None:
                     reference = (out, audit)
                 elif not (filecmp.cmp(out, reference[0], shallow=False) and filecmp.cmp(audit, reference[1], False)):
@@ -72,6 +81,8 @@ def main() -> None:
         base, new = statistics.median(cpu["base"]), statistics.median(cpu["new"])
         print(f"{n} reports, -w {args.workers}: base {1000 * base / n:.3f}, new {1000 * new / n:.3f} CPU ms/report "
               f"(median of {args.pairs}; {100 * (new - base) / base:+.1f}%), outputs identical")  # fmt: skip
+        rates = {name: n / statistics.median(values) for name, values in wall.items()}
+        print(f"wall (median): base {rates['base']:.0f}, new {rates['new']:.0f} reports/s")
 
 
 if __name__ == "__main__":
