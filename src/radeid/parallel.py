@@ -27,8 +27,6 @@ import contextlib
 import os
 import signal
 import tempfile
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -79,7 +77,7 @@ from radeid.stream import (
     open_stream,
     spooled_paths,
 )
-from radeid.worker_start import default_context, fewer_collections
+from radeid.worker_start import default_context, fewer_collections, watch_coordinator
 
 __all__ = [
     "ParallelRunError",
@@ -120,26 +118,11 @@ def default_workers() -> int:
 _WORKER: dict[str, Any] = {}
 
 
-def _watch_parent(coordinator: int, parent: int) -> None:
-    """Exit when the coordinator is gone (killed with -9, say): an orphan must not keep a model
-    in memory forever, nor keep writing parts of a run that stopped. `parent` is the process this
-    worker was started by: the coordinator (spawn, fork) or the fork server (`radeid.worker_start`),
-    which outlives a killed coordinator while any worker lives, so the coordinator is watched too."""
-    while True:
-        time.sleep(0.2)
-        if os.getppid() != parent or not _alive(coordinator):
-            os._exit(1)
-
-
 def _init_worker(spec: PipelineSpec, parts: str, coordinator: int, threads: int, stream: StreamFormat | None) -> None:
     """Pool initializer: build the pipeline once per process (a model gets its share of the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     fewer_collections()
-    parent = os.getppid()
-    if not _alive(coordinator):  # gone before this worker started
-        os._exit(1)
-    watch = threading.Thread(target=_watch_parent, args=(coordinator, parent), daemon=True, name="radeid-parent-watch")
-    watch.start()
+    watch_coordinator(coordinator)
     _WORKER["target"] = _Target(Path(parts), stream, _id_key(spec))
     try:
         _WORKER["deid"] = spec.with_threads(threads).build()
@@ -147,21 +130,6 @@ def _init_worker(spec: PipelineSpec, parts: str, coordinator: int, threads: int,
         _WORKER["error"] = ConfigError(str(exc))
     except Exception as exc:  # noqa: BLE001 - raised again, with its own type, by the first batch
         _WORKER["error"] = exc  # (an initializer error would only say "the pool is broken")
-
-
-def _alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie, killed but not yet reaped by its parent, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - exists, owned by someone else
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except (OSError, IndexError):  # no /proc (not Linux): signal 0 is all there is
-        return True
 
 
 @dataclass

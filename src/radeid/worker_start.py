@@ -20,9 +20,11 @@ import logging
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from multiprocessing.context import BaseContext
 
-__all__ = ["PRELOAD_MODULE", "default_context", "fewer_collections", "warm"]
+__all__ = ["PRELOAD_MODULE", "alive", "default_context", "fewer_collections", "warm", "watch_coordinator"]
 
 log = logging.getLogger(__name__)
 
@@ -91,3 +93,37 @@ def warm() -> None:
         gc.freeze()  # what is loaded now stays: the workers' collections need not walk it
     except Exception as exc:  # noqa: BLE001 - see the docstring
         log.debug("fork server warm-up skipped (%s)", type(exc).__name__)
+
+
+def watch_coordinator(coordinator: int) -> None:
+    """Exit this worker now if the coordinator is gone, and later as soon as it goes (a kill -9,
+    say): an orphan must not keep a model in memory forever, nor keep writing parts of a run that
+    stopped. The worker's parent is the coordinator (spawn, fork) or the fork server, which outlives
+    a killed coordinator while any worker lives, so the coordinator is watched too."""
+    parent = os.getppid()
+    if not alive(coordinator):  # gone before this worker started
+        os._exit(1)
+    watch = threading.Thread(target=_watch, args=(coordinator, parent), daemon=True, name="radeid-parent-watch")
+    watch.start()
+
+
+def _watch(coordinator: int, parent: int) -> None:
+    while True:
+        time.sleep(0.2)
+        if os.getppid() != parent or not alive(coordinator):
+            os._exit(1)
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, killed but not yet reaped by its parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - exists, owned by someone else
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):  # no /proc (not Linux): signal 0 is all there is
+        return True
