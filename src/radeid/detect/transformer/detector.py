@@ -284,7 +284,6 @@ class _GatedScorer:
         self.keep = keep
         self.outside = outside
         self.uses_shapes = bool(getattr(scorer, "uses_shapes", False))
-        self.skipped = 0
 
     def score_windows(
         self, windows: Sequence[Sequence[int]], shapes: Sequence[Sequence[int]] | None = None
@@ -292,7 +291,6 @@ class _GatedScorer:
         if len(windows) != len(self.keep):
             raise ValueError(f"the gate has {len(self.keep)} decisions for {len(windows)} windows")
         kept = [i for i, flag in enumerate(self.keep) if flag]
-        self.skipped = len(windows) - len(kept)
         scored: list[np.ndarray] = []
         if kept and shapes is not None:
             scored = self.scorer.score_windows([windows[i] for i in kept], [shapes[i] for i in kept])  # type: ignore[call-arg]
