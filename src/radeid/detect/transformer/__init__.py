@@ -83,8 +83,7 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     loaded = importlib.import_module(f"{__name__}.{module}")
-    # Bind every name of that module now: importing it also set the package attribute of the
-    # module's own name (`generate`), which must not shadow a function of that name.
+    # Bind every name of that module now, so the next name from it is a plain attribute lookup.
     globals().update({other: getattr(loaded, other) for other, home in _LAZY.items() if home == module})
     return globals()[name]
 

@@ -18,11 +18,11 @@ from radeid.detect.chunking import Window, WindowScorer, boundary_strengths, pla
 from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer.errors import ModelLoadError
 from radeid.detect.transformer.folder import parse_thresholds
-from radeid.detect.transformer.gate import GATE_SCOPES, gate_windows, sentence_plan
+from radeid.detect.transformer.gate import gate_windows, sentence_plan
 from radeid.detect.transformer.labels import LabelDecoder
 from radeid.detect.transformer.loading import LoadedModel, load_model
 from radeid.document import Document, Span
-from radeid.sections import TransformerConfig
+from radeid.sections import GATE_SCOPES, TransformerConfig
 
 __all__ = ["TransformerDetector", "plausible"]
 

@@ -38,12 +38,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from radeid.detect.chunking import SENTENCE, Window, plan_windows
-from radeid.sections import GATE_SCOPES
 from radeid.surrogate.keyed import fold_name
 from radeid.surrogate.name_pools import world_genders
 from radeid.wordlists import bundled_data_path, iter_word_list
 
-__all__ = ["COMMON_CAPITALISED", "GATE_SCOPES", "gate_windows", "sentence_plan", "signal_spans"]
+__all__ = ["COMMON_CAPITALISED", "gate_windows", "sentence_plan", "signal_spans"]
 
 #: Capitalised words that are common in reports and not PHI by themselves (compared upper-cased).
 #: Words that can be names ("Jones", "Baker") must not be added here.
