@@ -3,8 +3,9 @@
     git -C /path/to/repo archive main src | tar -x -C /tmp/base      # the "before" tree
     python benchmarks/cpu_ab.py --base /tmp/base/src --new src --reports 6000 --pairs 3 --workers 1
 
-Runs `radeid deid reports.jsonl -o OUT --no-model --key-file K --audit AUD -q -w W` once per tree
-per pair, alternating (base, new, base, new, ...), and prints the CPU seconds (user + system, the
+Runs `radeid deid reports.jsonl -o OUT --no-model --key-file K --audit AUD -q -w W` (as the
+`radeid` script a user runs, or with `--entry module` as `python -m radeid`) once per tree per
+pair, alternating (base, new, base, new, ...), and prints the CPU seconds (user + system, the
 whole process tree, so every worker counts), CPU ms per report and wall reports/s of each run,
 then the medians of each tree. Both trees are byte-compiled first, as an installed package is.
 CPU time is the steadier figure, because a shared machine slows the wall clock of
@@ -30,11 +31,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import generate_reports  # noqa: E402
 from tree_cpu import run_tree  # noqa: E402
 
+# What pip writes as the `radeid` script, for a tree of either entry point (`radeid.__main__:main`
+# now, `radeid.cli:app` before). Workers run this file again as their main module, as they do
+# the real script, so its import cost counts as it does for a user.
+SCRIPT = """import sys
+try:
+    from radeid.__main__ import main
+except ImportError:
+    from radeid.cli import app as main
+if __name__ == "__main__":
+    sys.exit(main())
+"""
 
-def run(src: Path, reports: Path, key: Path, out: Path, audit: Path, workers: int) -> tuple[float, float]:
+
+def run(
+    src: Path, entry: list[str], reports: Path, key: Path, out: Path, audit: Path, workers: int
+) -> tuple[float, float]:
     """Wall and CPU seconds of one `radeid deid` run with `src` first on PYTHONPATH."""
     env = {**os.environ, "PYTHONPATH": str(src.resolve())}
-    command = [sys.executable, "-m", "radeid", "deid", str(reports), "-o", str(out), "--no-model",
+    command = [*entry, "deid", str(reports), "-o", str(out), "--no-model",
                "--key-file", str(key), "--audit", str(audit), "-q", "-w", str(workers)]  # fmt: skip
     return run_tree(command, env)
 
@@ -47,6 +62,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--input", type=Path, help="a JSONL file of reports instead of synthetic ones")
+    parser.add_argument(
+        "--entry",
+        choices=("script", "module"),
+        default="script",
+        help="run as the `radeid` script a user runs (default), or as `python -m radeid`",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="radeid-cpu-ab-") as tmp:
         work = Path(tmp)
@@ -59,6 +80,9 @@ def main() -> None:
             n = sum(1 for line in handle if line.strip())
         key.write_bytes(os.urandom(32))
         key.chmod(0o600)
+        script = work / "radeid"
+        script.write_text(SCRIPT, encoding="utf-8")
+        entry = [sys.executable, str(script)] if args.entry == "script" else [sys.executable, "-m", "radeid"]
         cpu: dict[str, list[float]] = {"base": [], "new": []}
         wall: dict[str, list[float]] = {"base": [], "new": []}
         for src in (args.base, args.new):
@@ -69,7 +93,7 @@ def main() -> None:
         for pair in range(args.pairs):
             for name, src in (("base", args.base), ("new", args.new)):
                 out, audit = work / f"{name}{pair}.jsonl", work / f"{name}{pair}.audit.jsonl"
-                elapsed, seconds = run(src, reports, key, out, audit, args.workers)
+                elapsed, seconds = run(src, entry, reports, key, out, audit, args.workers)
                 cpu[name].append(seconds)
                 wall[name].append(elapsed)
                 print(f"pair {pair + 1} {name:<4} {seconds:7.2f} CPU s  {1000 * seconds / n:6.3f} CPU ms/report  "

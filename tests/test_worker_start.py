@@ -3,8 +3,17 @@ so this test process keeps its own)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from radeid import worker_start
+from radeid.worker_start import will_start_workers
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 CHECK = """
 import gc
@@ -23,3 +32,74 @@ def test_workers_collect_less_often_and_the_warm_state_is_frozen() -> None:
     done = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
+
+
+# After `warm()`, de-identifying varied texts must read no file: a table the warm-up misses is
+# loaded again by every worker, on its first batch (0.1-0.3 CPU-seconds each).
+NO_READS = """
+import builtins, io, json, os, sys
+from pathlib import Path
+from radeid.worker_start import warm
+warm()
+from radeid.config import Config
+from radeid.document import Document
+from radeid.spec import PipelineSpec
+from radeid.synth import SynthOptions, generate
+config = Config.load()
+config = config.with_section("pipeline", detectors=[d for d in config.pipeline.detectors if d != "transformer"])
+deid = PipelineSpec.surrogates(os.urandom(32), config).build()
+texts = [p.read_text(encoding="utf-8") for p in sorted(Path(sys.argv[1]).glob("*.txt"))]
+texts += [doc.text for doc in generate(150, SynthOptions(seed=5))]
+opened = []
+real_open = builtins.open
+def spy(path, *args, **kwargs):
+    opened.append(os.path.basename(str(path)))
+    return real_open(path, *args, **kwargs)
+builtins.open = io.open = spy
+for i, text in enumerate(texts):
+    deid.deidentify([Document(str(i), text)])
+builtins.open = io.open = real_open
+assert len(texts) > 150, len(texts)
+print(json.dumps(sorted(set(opened))))
+"""
+
+
+def test_after_the_warm_up_no_document_reads_a_table() -> None:
+    done = subprocess.run([sys.executable, "-c", NO_READS, str(EXAMPLES)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["deid", "in.jsonl", "-o", "out.jsonl", "-w", "2"], True),
+        (["deid", "in.jsonl", "-o", "out.jsonl", "--workers", "4"], True),
+        (["deid", "in.jsonl", "-o", "out.jsonl", "--workers=3"], True),
+        (["deid", "in.jsonl", "-o", "out.jsonl", "-w2"], True),
+        (["deid", "in.jsonl", "-o", "out.jsonl", "-w", "1"], False),
+        (["deid", "in.jsonl", "-o", "out.jsonl", "--workers=1"], False),
+        (["deid", "in.jsonl", "-o", "out.jsonl", "-w", "two"], False),
+        (["deid", "--help"], False),
+        (["detect", "in.jsonl", "-o", "spans.jsonl", "-w", "2"], False),
+        ([], False),
+    ],
+)
+def test_the_fork_server_starts_early_only_for_a_deid_run_with_workers(argv: list[str], expected: bool) -> None:
+    assert will_start_workers(argv) is expected
+
+
+def test_without_a_workers_option_the_core_count_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["deid", "in.jsonl", "-o", "out.jsonl"]
+    monkeypatch.setattr(worker_start, "default_workers", lambda: 1)
+    assert not will_start_workers(argv)
+    monkeypatch.setattr(worker_start, "default_workers", lambda: 2)
+    assert will_start_workers(argv)
+
+
+def test_the_command_module_imports_nothing_heavy() -> None:
+    """Every worker runs the `radeid` script (and so imports `radeid.__main__`) again."""
+    check = "import sys, radeid.__main__; print(sorted(m for m in ('radeid.cli', 'typer', 'rich') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

@@ -77,7 +77,7 @@ from radeid.stream import (
     open_stream,
     spooled_paths,
 )
-from radeid.worker_start import default_context, fewer_collections, watch_coordinator
+from radeid.worker_start import default_context, default_workers, fewer_collections, watch_coordinator
 
 __all__ = [
     "ParallelRunError",
@@ -103,14 +103,6 @@ class ParallelRunSummary(RunSummary):
     resumed: bool = False
     resumed_batches: int = 0
     resumed_documents: int = 0
-
-
-def default_workers() -> int:
-    """The cores this process may use (the affinity mask, not the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 # ------------------------------------------------------------------------------------ workers

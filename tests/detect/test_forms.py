@@ -100,3 +100,30 @@ def test_common_words_are_built_on_first_use_and_honour_the_switch() -> None:
     assert not lazy.plausible(text, span)  # "Society" is a common English word: not a hospital name
     assert lazy._common is not None and "society" in lazy.common
     assert off.plausible(text, span) and off.common == frozenset()
+
+
+def test_the_bundled_word_ranks_are_pyspellcheckers_first_entries() -> None:
+    """The bundled list (scripts/build_common_words.py) is the installed pyspellchecker's list,
+    cut at COMMON_WORD_RANK, in its order; checked when the version it was built from is here."""
+    import gzip
+    import json
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    from radeid.detect.forms import COMMON_WORD_RANK, _ranked_words, function_words
+    from radeid.wordlists import bundled_data_path
+
+    header = bundled_data_path("lexicons", "common_words_en.txt").read_text(encoding="utf-8").splitlines()[0]
+    try:
+        installed = version("pyspellchecker")
+    except PackageNotFoundError:
+        pytest.skip("pyspellchecker is not installed")
+    if f"pyspellchecker {installed}'s" not in header:
+        pytest.skip(f"the list was built from another pyspellchecker than {installed}: {header}")
+    import spellchecker
+
+    with gzip.open(Path(spellchecker.__file__).parent / "resources" / "en.json.gz", "rt", encoding="utf-8") as handle:
+        counts: dict[str, int] = json.load(handle)
+    expected = sorted(counts, key=counts.__getitem__, reverse=True)[:COMMON_WORD_RANK]
+    assert list(_ranked_words()) == expected
+    assert {"the", "for", "with", "on"} <= function_words()

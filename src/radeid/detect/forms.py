@@ -10,7 +10,8 @@ words all in lower case ("bone marrow"), nor, in a text that capitalises its wor
 or vendor written all in lower case ("afebrile", "umbilicus": medical words no common-word list has).
 
 The common-word list comes from a maintained package (pyspellchecker's English frequency list,
-MIT) rather than a hand list; words that are also given names or surnames in Faker's name lists
+MIT; its first 20,000 entries are bundled, see scripts/build_common_words.py) rather than a hand
+list; words that are also given names or surnames in Faker's name lists
 (many locales) or places in radeid's place lexicon are taken out, so "Rose", "Hunter" or "Mobile"
 stay possible names and places.
 """
@@ -18,14 +19,11 @@ stay possible names and places.
 from __future__ import annotations
 
 import calendar
-import gzip
 import importlib
 import ipaddress
-import json
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from pathlib import Path
 
 from radeid.categories import Category
 from radeid.document import Span
@@ -131,15 +129,12 @@ FUNCTION_WORD_RANK = 150
 
 @lru_cache(maxsize=1)
 def _ranked_words() -> tuple[str, ...]:
-    """pyspellchecker's English words, most frequent first."""
-    try:
-        import spellchecker
-    except ImportError:  # pragma: no cover - a core dependency
-        return ()
-    path = Path(spellchecker.__file__).parent / "resources" / "en.json.gz"
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        counts: dict[str, int] = json.load(handle)
-    return tuple(sorted(counts, key=counts.__getitem__, reverse=True))
+    """pyspellchecker's English words, most frequent first: its first `COMMON_WORD_RANK` entries,
+    bundled (scripts/build_common_words.py; reading the package's whole dictionary cost every
+    worker about 0.2 CPU-seconds)."""
+    path = bundled_data_path("lexicons", "common_words_en.txt")
+    with open(path, encoding="utf-8") as handle:
+        return tuple(line.rstrip("\n") for line in handle if not line.startswith("# "))
 
 
 @lru_cache(maxsize=1)
@@ -202,9 +197,9 @@ class FormChecker:
 
     @property
     def common(self) -> frozenset[str]:
-        """The common-word list, built on first use (~0.15 CPU s: pyspellchecker's dictionary and
-        Faker's names): `radeid deid` builds a pipeline in the coordinating process only to check
-        the configuration, and that one never checks a span's form."""
+        """The common-word list, built on first use (~0.15 CPU s, mostly Faker's names): `radeid
+        deid` builds a pipeline in the coordinating process only to check the configuration, and
+        that one never checks a span's form."""
         if self._common is None:
             self._common = common_words() if self._check_common_words else frozenset()
         return self._common
