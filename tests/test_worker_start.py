@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,28 @@ def test_the_command_module_imports_nothing_heavy() -> None:
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+EARLY = """
+import sys
+from multiprocessing import forkserver
+from pathlib import Path
+from radeid.worker_start import start_early
+start_early(["deid", "in.jsonl", "-o", "out.jsonl", "-w", "2"])
+Path(sys.argv[1]).write_text(str(forkserver._forkserver._forkserver_pid))
+"""
+
+
+def test_an_early_fork_server_ends_with_the_command(tmp_path: Path) -> None:
+    """A run that fails before any worker starts must not leave the server warming up for a second.
+    (Not through pipes: the server inherits them, so reading them to the end would wait for it.)"""
+    pid_file = tmp_path / "pid"
+    done = subprocess.run(
+        [sys.executable, "-c", EARLY, str(pid_file)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
+    assert done.returncode == 0
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 0.3
+    while worker_start.alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not worker_start.alive(pid)

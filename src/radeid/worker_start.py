@@ -15,10 +15,13 @@ output never depends on this warm state: a custom configuration only warms less.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import gc
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -113,8 +116,21 @@ def start_early(argv: Sequence[str]) -> None:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+        atexit.register(_stop_fork_server)
     except Exception as exc:  # noqa: BLE001 - see the docstring
         log.debug("early fork server start skipped (%s)", type(exc).__name__)
+
+
+def _stop_fork_server() -> None:
+    """At exit, end the fork server now rather than after its warm-up: a run that failed before
+    starting a worker (no input, a bad config) must not leave it spending a second of CPU. Its
+    workers are gone by then (or watch this process and exit when it does)."""
+    from multiprocessing import forkserver
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if isinstance(pid, int) and pid > 0:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
 
 
 #: Allocations between two young-generation collections (Python's default is 700).
