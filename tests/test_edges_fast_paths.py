@@ -14,6 +14,7 @@ from radeid.categories import Category
 from radeid.document import Span
 from radeid.edges import (
     _CLOSERS,
+    _ISO_TIME,
     _LEAD_STRIP,
     _PAIRS,
     _PARTICLES,
@@ -25,6 +26,7 @@ from radeid.edges import (
     _TRAILING_CREDENTIALS,
     _WORD,
     clean_edges,
+    extend_to_word_boundaries,
     split_fields,
     tighten,
 )
@@ -169,3 +171,43 @@ def test_clean_edges_equals_the_spelled_out_code() -> None:
         span = Span(start, end, rng.choice(categories), source="rules/x")
         split = rng.random() < 0.8
         assert clean_edges(text, span, split=split) == ref_clean_edges(text, span, split=split)
+
+
+def ref_extend_to_word_boundaries(text: str, span: Span) -> Span:
+    start, end = span.start, span.end
+    hyphen = span.category in _PERSONS
+    on_hyphen = 0 < start < end - 1 and text[start] == "-"
+    if hyphen and on_hyphen and text[start - 1].isalpha() and text[start + 1].isalpha():
+        start -= 1
+    if hyphen and start < end - 1 < len(text) - 1 and text[end - 1] == "-" and text[end].isalpha():
+        end += 1
+    while True:
+        while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+            start -= 1
+        if hyphen and start > 1 and text[start - 1] == "-" and text[start - 2].isalpha() and text[start].isalpha():
+            start -= 2
+            continue
+        break
+    while True:
+        if span.category is Category.DATE and _ISO_TIME.match(text, end):
+            break
+        while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+            end += 1
+        if hyphen and end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha() and text[end - 1].isalpha():
+            end += 2
+            continue
+        break
+    if (start, end) == (span.start, span.end):
+        return span
+    return span.with_(start=start, end=end)
+
+
+def test_extend_to_word_boundaries_equals_the_spelled_out_code() -> None:
+    rng = random.Random(9)
+    categories = list(Category)
+    for _ in range(20000):
+        text, start, end = _fuzzed(rng)
+        if rng.random() < 0.2:
+            text += rng.choice(("T10:15", "-JIN", "-", "x"))
+        span = Span(start, end, rng.choice(categories), source="rules/x")
+        assert extend_to_word_boundaries(text, span) == ref_extend_to_word_boundaries(text, span)

@@ -110,6 +110,12 @@ def extend_to_word_boundaries(text: str, span: Span) -> Span:
     """
     start, end = span.start, span.end
     hyphen = span.category in _PERSONS
+    if end <= len(text):
+        # the common case: no letter or digit on either side (nor a hyphen, for a person's name)
+        before = text[start - 1] if start > 0 else " "
+        after = text[end] if end < len(text) else " "
+        if not before.isalnum() and not after.isalnum() and not (hyphen and "-" in (before, after)):
+            return span
     on_hyphen = 0 < start < end - 1 and text[start] == "-"
     if hyphen and on_hyphen and text[start - 1].isalpha() and text[start + 1].isalpha():
         start -= 1  # "-JIN" of "SOO-JIN": the span starts on the hyphen
