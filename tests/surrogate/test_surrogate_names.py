@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 import pytest
@@ -10,8 +9,7 @@ from surrogate_helpers import KEY, doc_with
 
 from radeid import Category, Document, Span
 from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.keyed import Keyed
-from radeid.surrogate.names import LETTERS, letter_map, name_pools
+from radeid.surrogate.names import name_pools
 
 P, H = Category.PATIENT, Category.HCW
 POOLS = name_pools("en_US")
@@ -192,18 +190,3 @@ def test_email_local_part_follows_the_name_mapping() -> None:
     )
     given, surname = full.split()
     assert email == f"{given.lower()}.{surname.lower()}@example.org"
-
-
-def test_letter_map_orders_letters_as_the_keyed_sort_does() -> None:
-    """`letter_map` sorts (key, letter) tuples; the spelled-out sort by a key function agrees."""
-    pools = name_pools("en_US")
-    keyed = Keyed(b"letter-map-test-key")
-    for i in range(300):
-        scope = f"patient:{i}"
-        seed = keyed.digest(scope, "initials")
-        extra = hashlib.sha256(seed).digest()
-        order = sorted(pools.rich, key=lambda c: (seed[ord(c) - 65], extra[ord(c) - 65], c))
-        expected = {order[k]: order[(k + 1) % len(order)] for k in range(len(order))}
-        for c in LETTERS:
-            expected.setdefault(c, pools.rich[extra[ord(c) - 65] % len(order)])
-        assert letter_map(keyed, scope, pools) == expected

@@ -264,9 +264,7 @@ def letter_map(keyed: Keyed, scope: str, pools: NamePools) -> dict[str, str]:
         return {}
     seed = keyed.digest(scope, "initials")
     extra = hashlib.sha256(seed).digest()
-    # sorting the (key, letter) tuples is sorting the letters by that key (each tuple ends with
-    # its letter, so none tie), without a Python key function call per letter
-    order = [c for _, _, c in sorted([(seed[ord(c) - 65], extra[ord(c) - 65], c) for c in rich])]
+    order = sorted(rich, key=lambda c: (seed[ord(c) - 65], extra[ord(c) - 65], c))
     n = len(order)
     mapping = {order[i]: order[(i + 1) % n] for i in range(n)}
     for c in LETTERS:
