@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from radeid import Category, Span
 from radeid.config import Config
-from radeid.resolve import Resolver, extend_to_word_boundaries, merge_touching, source_priority
+from radeid.resolve import (
+    Resolver,
+    _strip_possessive,
+    extend_to_word_boundaries,
+    merge_touching,
+    possessive_forms,
+    source_priority,
+)
 
 D, P, H, ID_ = Category.DATE, Category.PATIENT, Category.HCW, Category.ID
 
@@ -126,3 +135,14 @@ def test_allow_list_phrase_after_the_span_and_possessive() -> None:
     assert [s.start for s in spans] == [text.find(w) for w in ("Baker", "Ewing", "Crohn's", "Baker seen", "Baker\n")]
     # the eponyms go; the patient "Mr. Baker" and a "Baker" whose "cyst" is on the next line stay
     assert texts(text, resolver.resolve(text, spans)) == [("Baker", P), ("Baker", P)]
+
+
+def test_possessive_forms_answer_like_stripping_the_possessive() -> None:
+    """One set lookup in `possessive_forms` equals "the term, or the term without its possessive"."""
+    terms = frozenset({"crohn", "graves", "baker cyst", "x's", "s", "ewing", "st. jude's"})
+    forms = possessive_forms(terms)
+    rng = random.Random(3)
+    pieces = ["crohn", "graves", "baker cyst", "x", "s", "ewing", "st. jude", "'", "\u2019", "'s", "s'", "\u2019s"]
+    for _ in range(20000):
+        term = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
+        assert (term in forms) == (term in terms or _strip_possessive(term) in terms), term

@@ -37,6 +37,10 @@ _CLOSERS = {v: k for k, v in _PAIRS.items()}
 _SEPARATOR = re.compile(
     r"[\r\n\t\f\v\u2028\u2029\u0085]+|[ \u00a0]{2,}|(?<=[^\W\d_]):[ \t\u00a0]+|[ \u00a0][-\u2013\u2014|][ \u00a0]"
 )
+#: What every `_SEPARATOR` match holds: one of these characters, or one of the pairs in
+#: `_may_hold_separator`. Their absence rules a match out with a few C-level look-ups, where the
+#: regex (whose lookbehind branch defeats the engine's first-character scan) tries every position.
+_SEPARATOR_CHARS = frozenset("\r\n\t\f\v\u2028\u2029\u0085\u00a0:")
 _PERSONS = frozenset({Category.PATIENT, Category.HCW})
 _ISO_TIME = re.compile(r"T\d{1,2}:\d{2}")
 # Vendors are left out: product names often have lower-case words ("Artis zee", "syngo.via").
@@ -57,6 +61,11 @@ _PARTICLES = frozenset(
     "van der den de la le du des del della di da dos das von zu bin ibn al el y e ter ten op".split()
 )
 _POSSESSIVE = ("'s", "\u2019s", "'S", "\u2019S")
+#: The last characters of a possessive ending ("'s" and "s'" forms): any other rules one out.
+_POSSESSIVE_LAST = frozenset("sS'\u2019")
+#: Characters `tighten` acts on at a span's first / last character; other edges are already tight.
+_LEAD_EDGE = _LEAD_STRIP | frozenset("([{<)]}>")
+_TRAIL_EDGE = _TRAIL_STRIP | frozenset("([{<)]}>")
 
 
 def tighten(text: str, start: int, end: int) -> tuple[int, int]:
@@ -65,6 +74,8 @@ def tighten(text: str, start: int, end: int) -> tuple[int, int]:
     Every rule relies on this so that patterns may be written a little loosely while spans stay
     tight: the resolver and the surrogate generators expect the PHI itself, nothing around it.
     """
+    if start < end and text[start] not in _LEAD_EDGE and text[end - 1] not in _TRAIL_EDGE:
+        return start, end  # the common case: no rule below applies
     while True:
         while start < end and text[start] in _LEAD_STRIP:
             start += 1
@@ -99,6 +110,12 @@ def extend_to_word_boundaries(text: str, span: Span) -> Span:
     """
     start, end = span.start, span.end
     hyphen = span.category in _PERSONS
+    if end <= len(text):
+        # the common case: no letter or digit on either side (nor a hyphen, for a person's name)
+        before = text[start - 1] if start > 0 else " "
+        after = text[end] if end < len(text) else " "
+        if not before.isalnum() and not after.isalnum() and not (hyphen and "-" in (before, after)):
+            return span
     on_hyphen = 0 < start < end - 1 and text[start] == "-"
     if hyphen and on_hyphen and text[start - 1].isalpha() and text[start + 1].isalpha():
         start -= 1  # "-JIN" of "SOO-JIN": the span starts on the hyphen
@@ -127,7 +144,7 @@ def extend_to_word_boundaries(text: str, span: Span) -> Span:
 
 def split_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """`[start, end)` cut at field separators (line breaks, tabs, runs of spaces, label colons)."""
-    if _SEPARATOR.search(text, start, end) is None:
+    if _no_separator(text, start, end):
         return [(start, end)]
     pieces: list[tuple[int, int]] = []
     cursor = start
@@ -147,14 +164,15 @@ def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
     for start, end in ranges:
         start, end = tighten(text, start, end)
         if span.category in _PERSONS:
-            cut = _TRAILING_CREDENTIALS.search(text, start, end)
+            # every trailing credential follows a comma: without one there is nothing to search
+            cut = _TRAILING_CREDENTIALS.search(text, start, end) if text.find(",", start, end) >= 0 else None
             if cut is not None and cut.start() > start:
                 start, end = tighten(text, start, cut.start())
             start, end = _drop_possessive(text, start, end)
             end = _keep_initial_period(text, start, end)
         if span.category in _PROPER and end > start:
             start, end = _strip_lower_words(text, start, end)
-        if end <= start or not any(ch.isalnum() for ch in text[start:end]):
+        if end <= start or not (text[start].isalnum() or any(ch.isalnum() for ch in text[start:end])):
             continue
         out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))
     return out
@@ -167,19 +185,41 @@ def _already_clean(text: str, span: Span) -> bool:
         first.isalnum()
         and last.isalnum()
         and span.category not in _PROPER
-        and _SEPARATOR.search(text, span.start, span.end) is None
+        and _no_separator(text, span.start, span.end)
+    )
+
+
+def _no_separator(text: str, start: int, end: int) -> bool:
+    """Whether `[start, end)` holds no field separator (`_SEPARATOR`)."""
+    return not _may_hold_separator(text[start:end]) or _SEPARATOR.search(text, start, end) is None
+
+
+def _may_hold_separator(piece: str) -> bool:
+    """False when `piece` cannot hold a `_SEPARATOR` match (see `_SEPARATOR_CHARS`)."""
+    return (
+        not _SEPARATOR_CHARS.isdisjoint(piece)
+        or "  " in piece
+        or " -" in piece
+        or " |" in piece
+        or " \u2013" in piece
+        or " \u2014" in piece
     )
 
 
 def _strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:
     """Drop lower-case words at the ends of a proper-name span, when the span has a capital."""
-    words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
-    if len(words) < 2 or not any(text[a].isupper() for a, _ in words):
+    piece = text[start:end]
+    # str.split() splits on exactly what the regex \s matches: these are the `_WORD` matches
+    split = piece.split()
+    if len(split) < 2 or not any(w[0].isupper() for w in split):
         return start, end
+    if not _lower_word(split[0]) and not _lower_word(split[-1]):
+        # the common case, no word to drop: from the first word's start to the last word's end
+        return tighten(text, start + len(piece) - len(piece.lstrip()), start + len(piece.rstrip()))
+    words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(piece)]
 
     def lower(word: tuple[int, int]) -> bool:
-        piece = text[word[0] : word[1]]
-        return piece[:1].islower() and piece.strip(".,;:").lower() not in _PARTICLES
+        return _lower_word(text[word[0] : word[1]])
 
     first, last = 0, len(words)
     while first < last and lower(words[first]):
@@ -189,6 +229,11 @@ def _strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:
     if first == last:
         return start, end
     return tighten(text, words[first][0], words[last - 1][1])
+
+
+def _lower_word(word: str) -> bool:
+    """A lower-case word that is not a name particle (`of`, `a`; not `van`, `de`)."""
+    return word[:1].islower() and word.strip(".,;:").lower() not in _PARTICLES
 
 
 def _keep_initial_period(text: str, start: int, end: int) -> int:
@@ -205,6 +250,8 @@ def _keep_initial_period(text: str, start: int, end: int) -> int:
 
 
 def _drop_possessive(text: str, start: int, end: int) -> tuple[int, int]:
+    if end <= start or text[end - 1] not in _POSSESSIVE_LAST:
+        return start, end  # every ending below ends with s, S or an apostrophe
     piece = text[start:end]
     for suffix in _POSSESSIVE:
         if piece.endswith(suffix) and end - start > len(suffix):

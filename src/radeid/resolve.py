@@ -92,6 +92,9 @@ class Resolver:
         self._allow_prefixes = frozenset(
             " ".join(words[:n]) for words in (t.split() for t in self.allow_terms) for n in range(1, len(words))
         )
+        # The terms and their possessives ("crohn" -> "crohn's", "crohn’s"; "graves" -> "graves'"):
+        # one lookup answers "the term, or the term without its possessive ending"
+        self._allow_or_possessive = possessive_forms(self.allow_terms)
         self.merge_categories = frozenset(config.merge_categories)
         # Per source, which never changes its answer: a document has many spans of few sources.
         self._strong_of: dict[str, bool] = {}
@@ -213,7 +216,7 @@ class Resolver:
         if span.source.startswith(DENY_SOURCE) or not self.allow_terms:
             return False
         term = normalize_term(text[span.start : span.end])
-        if term in self.allow_terms or _strip_possessive(term) in self.allow_terms:
+        if term in self._allow_or_possessive:  # in allow_terms, or _strip_possessive(term) is
             return True
         if term not in self._allow_prefixes:
             return False
@@ -222,6 +225,16 @@ class Resolver:
             return False
         words = following.group(0).split()
         return any(normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1))
+
+
+def possessive_forms(terms: Collection[str]) -> frozenset[str]:
+    """`terms` and every string that `_strip_possessive` turns into one of them."""
+    forms = set(terms)
+    for term in terms:
+        forms.update((term + "'s", term + "\u2019s"))
+        if term.endswith("s"):
+            forms.add(term + "'")
+    return frozenset(forms)
 
 
 def _strip_possessive(term: str) -> str:

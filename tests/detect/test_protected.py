@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pytest
 
-from radeid.detect.protected import ProtectedContent, merge_intervals
+from radeid.detect.protected import ProtectedContent, ProtectedSpan, merge_intervals
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +152,48 @@ def test_bundled_requires_hold_inside_every_match(protected: ProtectedContent) -
                     assert pattern.requires.search(text, low, high), (pattern.name, text)  # type: ignore[union-attr]
                     assert pattern.requires.search(text, match.start(), match.end()), (pattern.name, text)  # type: ignore[union-attr]
     assert matched > 200
+
+
+def _find_spelled_out(protected: ProtectedContent, text: str, start: int, end: int) -> list[ProtectedSpan]:
+    """`ProtectedContent.find` as first written: every pattern, its conditions checked in turn."""
+    found: list[ProtectedSpan] = []
+    has_digit = re.search(r"\d", text[start:end]) is not None
+    for pattern in protected.patterns:
+        if pattern.needs_digit and not has_digit:
+            continue
+        if pattern.requires is not None and pattern.requires.search(text, start, end) is None:
+            continue
+        for match in pattern.regex.finditer(text, start, end):
+            s, e = match.span(pattern.group)
+            if e > s and any(ch.isalnum() for ch in text[s:e]):
+                found.append(ProtectedSpan(s, e, pattern.klass, pattern.name, pattern.soft))
+    found.sort(key=lambda p: (p.start, -p.end))
+    return found
+
+
+_FRAGMENTS = (
+    "Temp 98.6 F", "Grade 3/6 murmur", "L4/5", "BI-RADS 4", "120 kVp", "Baker cyst", "Foley catheter",
+    "Dr. Jane Smith", "CT CHEST WITH CONTRAST", "Department of Radiology", "Christmas", "PACS",
+    "INR 2.3", "a 45-year-old man", "Gleason 3+4=7", "at 14:30", "MRN 4471235", "Mercy Hospital",
+    "Cardiology", "Findings:", "x", "7", " ", "  ", "\n", ", ", ".", "(", ")", "-", "é",
+)  # fmt: skip
+
+
+def test_find_equals_the_spelled_out_loop(protected: ProtectedContent, tmp_path: Path) -> None:
+    """The precomputed plans (and the digit-free subset) find exactly what every pattern finds."""
+    extra = tmp_path / "extra.toml"
+    extra.write_text(
+        '[[protect]]\nname = "kept_code"\nclass = "codes"\npattern = "code (?P<keep>[A-Z]\\\\d+)"\n'
+        'needs_digit = true\n\n[[protect]]\nname = "plain_word"\nclass = "misc_words"\n'
+        'pattern = "(?i)smith"\nedge = "soft"\n',
+        encoding="utf-8",
+    )
+    with_extra = ProtectedContent.from_files([extra])
+    rng = random.Random(11)
+    for _ in range(1500):
+        text = "".join(rng.choice(_FRAGMENTS + ("code B12", "code x")) for _ in range(rng.randint(1, 12)))
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        for content in (protected, with_extra):
+            assert content.find(text, start, end) == _find_spelled_out(content, text, start, end)
+        assert protected.find(text) == _find_spelled_out(protected, text, 0, len(text))

@@ -3,6 +3,7 @@ impossible dates, which get a valid date of the same format instead of random di
 
 from __future__ import annotations
 
+import random
 import re
 from datetime import date, timedelta
 
@@ -12,8 +13,9 @@ from hypothesis import strategies as st
 from surrogate_helpers import KEY
 
 from radeid import Category, Document, Span
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.surrogate import SurrogateOptions, SurrogateReplacer, date_template
 from radeid.surrogate.date_repair import impossible_clock
+from radeid.surrogate.date_template import Field
 from radeid.surrogate.dates import parse_date
 
 D = Category.DATE
@@ -142,3 +144,26 @@ def test_year_zero_in_a_compact_date_is_repaired_and_counted() -> None:
     parsed = parse_date(new, False)
     assert parsed is not None and parsed.kind == "ymd" and 1899 <= parsed.year <= 2101, new
     assert re.fullmatch(r"\d{2}[A-Z]{3}\d{4}", new) and replacer.stats["date_unparseable"] == 1
+
+
+def test_shared_fields_parse_like_fields_built_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path's cached `_field` instances give the same parses as building each field."""
+    rng = random.Random(4)
+    texts = []
+    for _ in range(3000):
+        a, b = (str(rng.randint(0, 32)).zfill(rng.choice((1, 2))) for _ in range(2))
+        year = str(rng.randint(1800, 2199)) if rng.random() < 0.7 else str(rng.randint(0, 99)).zfill(2)
+        sep = rng.choice("/.-")
+        month = rng.choice(["March", "MAR", "mar", "Sept", "JANUARY", "may", "Foo"])
+        texts += [
+            f"{a}{sep}{b}{sep}{year}",
+            f"{rng.randint(1800, 2199)}-{a}-{b}",
+            f"{month}{rng.choice(['. ', ' '])}{a}, 2019",
+        ]
+    cached = [date_template._parse_numeric(t, day_first) for t in texts for day_first in (False, True)]
+    monkeypatch.setattr(
+        date_template, "_field", lambda kind, pad=False, form="", case="": Field(kind, pad=pad, form=form, case=case)
+    )
+    fresh = [date_template._parse_numeric(t, day_first) for t in texts for day_first in (False, True)]
+    assert cached == fresh
+    assert sum(p is not None for p in cached) > 1000

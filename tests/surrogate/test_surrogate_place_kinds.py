@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import re
+import unicodedata
 
 import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category
 from radeid.surrogate import SurrogateReplacer
-from radeid.surrogate.institutions import is_real_institution
+from radeid.surrogate.institutions import is_real_institution, normalize_institution
 from radeid.surrogate.keyed import Keyed
 from radeid.surrogate.place_kinds import classify_place
 from radeid.surrogate.places import HospitalGenerator, _Facility, place_pools
@@ -112,3 +114,28 @@ def _context(keyed, options, memory):  # noqa: ANN001, ANN202
     from radeid.surrogate.base import SurrogateContext
 
     return SurrogateContext(keyed, options, Document("d", ""), "corpus", "corpus", 0, 0, {}, memory, Counter())
+
+
+def _normalize_spelled_out(name: str) -> str:
+    """`normalize_institution` as first written: every substitution, whether it can match or not."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().casefold()
+    text = re.sub(r"['’`]", "", text)
+    for rx, repl in (
+        (re.compile(r"\bsaint\b"), "st"),
+        (re.compile(r"\bmount\b"), "mt"),
+        (re.compile(r"\bcenter\b"), "centre"),
+        (re.compile(r"&"), " and "),
+    ):
+        text = rx.sub(repl, text)
+    text = re.sub(r"[^a-z0-9]+", " ", text).strip()
+    return text[4:] if text.startswith("the ") else text
+
+
+def test_normalize_institution_equals_the_spelled_out_code() -> None:
+    """Skipping a substitution whose literal is absent changes no key."""
+    rng = random.Random(8)
+    words = "Saint saint St. Mount MOUNT Center centre Centers & and The the Mary's O’Brien `x Sainte".split()
+    words += ["Mountain", "Médical", "Ærø", "-", ",", "  ", "Hospital", "s"]
+    for _ in range(5000):
+        name = "".join(rng.choice(words) + rng.choice(("", " ", " ", "&", "-")) for _ in range(rng.randint(1, 6)))
+        assert normalize_institution(name) == _normalize_spelled_out(name), name

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,6 +142,11 @@ class ProtectedContent:
 
     def __init__(self, patterns: Sequence[ProtectedPattern]) -> None:
         self.patterns = tuple(patterns)
+        # What `find` needs of each pattern, looked up once rather than per window and pattern;
+        # most windows hold no digit, which rules out every `needs_digit` pattern at once (the
+        # order of the patterns is kept, so equal matches still sort in pattern order).
+        self._plans = tuple(_plan(p) for p in self.patterns)
+        self._no_digit_plans = tuple(_plan(p) for p in self.patterns if not p.needs_digit)
 
     @classmethod
     def from_files(
@@ -163,17 +168,14 @@ class ProtectedContent:
         """Every protected match in `text[start:end]` (offsets into `text`), sorted."""
         stop = len(text) if end is None else end
         found: list[ProtectedSpan] = []
-        has_digit = _DIGIT.search(text, start, stop) is not None
-        for pattern in self.patterns:
-            if pattern.needs_digit and not has_digit:
+        plans = self._plans if _DIGIT.search(text, start, stop) is not None else self._no_digit_plans
+        for finditer, requires, group, klass, name, soft in plans:
+            if requires is not None and requires(text, start, stop) is None:
                 continue
-            if pattern.requires is not None and pattern.requires.search(text, start, stop) is None:
-                continue
-            group = pattern.group
-            for match in pattern.regex.finditer(text, start, stop):
+            for match in finditer(text, start, stop):
                 s, e = match.span(group)
                 if e > s and any(ch.isalnum() for ch in text[s:e]):
-                    found.append(ProtectedSpan(s, e, pattern.klass, pattern.name, pattern.soft))
+                    found.append(ProtectedSpan(s, e, klass, name, soft))
         found.sort(key=lambda p: (p.start, -p.end))
         return found
 
@@ -194,6 +196,22 @@ class ProtectedContent:
         for start, end in merge_intervals(windows):
             found.extend(self.find(text, start, end))
         return found
+
+
+#: One pattern as `find` runs it: finditer, requires' search (or None), group, class, name, soft.
+_Plan = tuple[
+    Callable[[str, int, int], Iterator[re.Match[str]]],
+    Callable[[str, int, int], "re.Match[str] | None"] | None,
+    str | int,
+    str,
+    str,
+    bool,
+]
+
+
+def _plan(pattern: ProtectedPattern) -> _Plan:
+    requires = pattern.requires.search if pattern.requires is not None else None
+    return (pattern.regex.finditer, requires, pattern.group, pattern.klass, pattern.name, pattern.soft)
 
 
 #: How far around a PHI proposal protected content is looked for (longer than any protected match).

@@ -272,6 +272,13 @@ _MONTH_DAY_YEAR = re.compile(r"([A-Za-z]{3,9})(\.? )(\d{1,2})(, )(\d{4})")
 _FAST_SHAPES = re.compile(r"\d{1,2}([/.\-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2}")
 
 
+@lru_cache(maxsize=256)
+def _field(kind: str, pad: bool = False, form: str = "", case: str = "") -> Field:
+    """`Field(kind, pad, form, case)`, one shared instance per value: fields are immutable, and
+    the fast path below would otherwise build three frozen dataclasses for every new date."""
+    return Field(kind, pad, form, case)
+
+
 def _parse_numeric(text: str, day_first: bool) -> ParsedDate | None:
     """Fast path for the two commonest shapes (03/15/2020, 2020-03-15); same result as the
     general parser, which handles everything else (None here means "not this shape")."""
@@ -289,9 +296,9 @@ def _parse_numeric(text: str, day_first: bool) -> ParsedDate | None:
             return None
         pa, pb = _pad_of(a), _pad_of(b)
         default = pa if pa is not None else pb if pb is not None else True
-        fa = Field("D" if first_day else "M", pad=default if pa is None else pa)
-        fb = Field("M" if first_day else "D", pad=default if pb is None else pb)
-        return ParsedDate((fa, sep, fb, sep, Field("Y4" if len(y) == 4 else "Y2")), "ymd", year, month, day)
+        fa = _field("D" if first_day else "M", default if pa is None else pa)
+        fb = _field("M" if first_day else "D", default if pb is None else pb)
+        return ParsedDate((fa, sep, fb, sep, _field("Y4" if len(y) == 4 else "Y2")), "ymd", year, month, day)
     m = _MONTH_DAY_YEAR.fullmatch(text)
     if m is not None:
         mon, sep1, d, sep2, y = m.groups()
@@ -299,7 +306,7 @@ def _parse_numeric(text: str, day_first: bool) -> ParsedDate | None:
         if found is None or not valid_date(int(y), found[0], int(d)):
             return None
         pad = _pad_of(d)
-        fields = (Field("MON", form=found[1], case=_case(mon)), sep1, Field("D", pad=bool(pad)), sep2, Field("Y4"))
+        fields = (_field("MON", False, found[1], _case(mon)), sep1, _field("D", bool(pad)), sep2, _field("Y4"))
         return ParsedDate(fields, "ymd", int(y), found[0], int(d))
     m = _NUMERIC_ISO.fullmatch(text)
     if m is not None:
@@ -308,8 +315,8 @@ def _parse_numeric(text: str, day_first: bool) -> ParsedDate | None:
             return None
         pm, pd = _pad_of(mo), _pad_of(d)
         default = pm if pm is not None else pd if pd is not None else True
-        fields = (Field("Y4"), "-", Field("M", pad=default if pm is None else pm), "-",
-                  Field("D", pad=default if pd is None else pd))  # fmt: skip
+        fields = (_field("Y4"), "-", _field("M", default if pm is None else pm), "-",
+                  _field("D", default if pd is None else pd))  # fmt: skip
         return ParsedDate(fields, "ymd", int(y), int(mo), int(d))
     return None
 

@@ -17,22 +17,27 @@ from functools import lru_cache
 
 from radeid.wordlists import bundled_data_path, read_word_list
 
+#: (literal, regex, replacement): the literal is what the regex needs to match at all, so a name
+#: without it (most names) skips the substitution
 _VARIANTS = (
-    (re.compile(r"\bsaint\b"), "st"),
-    (re.compile(r"\bmount\b"), "mt"),
-    (re.compile(r"\bcenter\b"), "centre"),
-    (re.compile(r"&"), " and "),
+    ("saint", re.compile(r"\bsaint\b"), "st"),
+    ("mount", re.compile(r"\bmount\b"), "mt"),
+    ("center", re.compile(r"\bcenter\b"), "centre"),
+    ("&", re.compile(r"&"), " and "),
 )
+_APOSTROPHES = re.compile(r"['’`]")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def normalize_institution(name: str) -> str:
     """Case-, accent-, apostrophe- and punctuation-insensitive key; "Saint"/"St.", "Mount"/"Mt.",
     "Center"/"Centre" and "&"/"and" read alike; a leading "The" is dropped."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().casefold()
-    text = re.sub(r"['’`]", "", text)
-    for rx, repl in _VARIANTS:
-        text = rx.sub(repl, text)
-    text = re.sub(r"[^a-z0-9]+", " ", text).strip()
+    text = _APOSTROPHES.sub("", text)
+    for literal, rx, repl in _VARIANTS:
+        if literal in text:
+            text = rx.sub(repl, text)
+    text = _NON_ALNUM.sub(" ", text).strip()
     return text[4:] if text.startswith("the ") else text
 
 

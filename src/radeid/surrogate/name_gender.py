@@ -142,9 +142,10 @@ def settle_genders(
     if spans is None or len(spans) != n:
         spans = None
     cue: list[str] = []
+    firsts = [_first_name(mention, pools) for mention in mentions]  # read again below: roles do not change
     for i, mention in enumerate(mentions):
         local = mention.title_gender or ""
-        first, label = _first_name(mention, pools)
+        first, label = firsts[i]
         if not local and label not in ("F", "M") and spans is not None:
             local = _local_cue(text, spans[i])
         cue.append(local)
@@ -159,7 +160,7 @@ def settle_genders(
     patient = [s.category is Category.PATIENT for s in spans] if spans is not None else [False] * n
     single: bool | None = None
     for i, mention in enumerate(mentions):
-        first, label = _first_name(mention, pools)
+        first, label = firsts[i]
         if mention.title_gender:
             mention.gender = mention.title_gender
             continue

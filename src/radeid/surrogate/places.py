@@ -224,7 +224,6 @@ class HospitalGenerator:
         return parsed
 
     def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
-        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
         if parsed.kind == "place":
             return self.places.generate((parsed.original, ""), ctx, attempt)
         if parsed.kind == "acronym":
@@ -233,6 +232,8 @@ class HospitalGenerator:
                 key = initials(self._facility(full, ctx, 0))
                 if len(key) == len(parsed.original.strip()) and key != parsed.original.strip():
                     return parsed.original.replace(parsed.original.strip(), key)
+            # the stream only acronyms draw from here (`_facility` derives the same one itself)
+            stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
             return _acronym(parsed.original, stream)
         new = self._facility(parsed, ctx, attempt)
         for i, piece in enumerate(parsed.tail):
