@@ -195,6 +195,19 @@ def test_offsets_after_many_collapsed_runs() -> None:
     assert [t for t, _ in found(det, text)] == ["Mayo \n Clinic", "Mayo Clinic"]
 
 
+def test_ascii_fold_fast_path_is_the_str_fold() -> None:
+    """`_fold` folds ASCII text as bytes (faster); it must equal str.lower() + the str table, and
+    the per-character fold that non-ASCII text takes, for every ASCII character."""
+    from radeid.detect.lexicon import _ASCII_TABLE, _FOLD_KEEP, _FOLD_LOWER, _fold
+
+    every = "".join(chr(i) for i in range(128))
+    for lower in (True, False):
+        assert _fold(every, lower) == (every.lower() if lower else every).translate(_ASCII_TABLE)
+        folds = _FOLD_LOWER if lower else _FOLD_KEEP
+        assert _fold(every, lower) == "".join(folds[char] for char in every)
+        assert _fold(every + "\u00e9", lower)[:128] == _fold(every, lower)  # the non-ASCII path
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet=" \n\t\r\x0cab\u2028", max_size=40))
 def test_collapsed_text_and_offset_map_agree_with_the_spelled_out_rule(text: str) -> None:

@@ -313,6 +313,28 @@ requires = '[#]'
     bad = write(tmp_path, "[[rule]]\nname = 'x'\ncategory = 'ID'\npattern = 'x'\nrequires = '(['\n", "bad.toml")
     with pytest.raises(ValueError, match="bad requires"):
         RuleDetector(extra_rule_files=[bad])
+    bad = write(tmp_path, "[[rule]]\nname = 'x'\ncategory = 'ID'\npattern = 'x'\nrequires = []\n", "bad.toml")
+    with pytest.raises(ValueError, match="empty list"):
+        RuleDetector(extra_rule_files=[bad])
+
+
+def test_requires_as_a_list_runs_the_rule_where_any_of_them_is_found(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+[[rule]]
+name = "code_with_mark"
+category = "ID"
+subtype = "CODE"
+pattern = '[A-Z]\\d{3}'
+requires = ['[#]', '[*]']
+""",
+    )
+    detector = RuleDetector(extra_rule_files=[path], disabled=["id_*", "date_*"])
+    assert [t for t, label in texts_of("Code A123 and B456", detector) if label == "ID/CODE"] == []
+    for mark in ("#", "*", "# *"):
+        found = texts_of(f"Code A123 and B456 {mark}", detector)
+        assert [t for t, label in found if label == "ID/CODE"] == ["A123", "B456"]
 
 
 def test_bundled_requires_hold_inside_every_match(detector: RuleDetector) -> None:
@@ -321,7 +343,7 @@ def test_bundled_requires_hold_inside_every_match(detector: RuleDetector) -> Non
     import random
 
     rng = random.Random(11)
-    rules = [rule for rule in detector.rules if rule.requires is not None]
+    rules = [rule for rule in detector.rules if rule.requires]
     assert rules  # name_transcription_initials
     edges = ["", " ", "\n", "x", "7", ".", "-", "/", ":", "("]
 
@@ -337,8 +359,28 @@ def test_bundled_requires_hold_inside_every_match(detector: RuleDetector) -> Non
         for rule in rules:
             for match in rule.regex.finditer(text):
                 matched += 1
-                assert rule.requires.search(text, match.start(), match.end()), (rule.name, text)  # type: ignore[union-attr]
+                assert any(r.search(text, match.start(), match.end()) for r in rule.requires), (rule.name, text)
     assert matched > 50
+
+
+def test_transcription_initials_requires_finds_what_the_one_regex_found(detector: RuleDetector) -> None:
+    """Its `requires` is one regex per separator (`re` scans for one literal fastest); together
+    they must find a text exactly where the single-regex form `[/:](?<=[A-Z][/:])(?=[a-z])` did."""
+    import random
+
+    import radeid.detect.rules as rules_module
+
+    (rule,) = [rule for rule in detector.rules if rule.name == "name_transcription_initials"]
+    assert len(rule.requires) == 2
+    single = re.compile("[/:](?<=[A-Z][/:])(?=[a-z])")
+    rng = random.Random(5)
+    found = 0
+    for _ in range(5000):
+        text = "".join(rng.choice("Aaz/:. \n7É") for _ in range(rng.randint(0, 12)))
+        expected = single.search(text) is not None
+        found += expected
+        assert rules_module._found_any(rule.requires, text) is expected, text
+    assert found > 50
 
 
 def test_fast_form_of_date_compact_month_finds_what_the_readable_form_finds(detector: RuleDetector) -> None:

@@ -84,6 +84,9 @@ _PUNCT_FOLD = {
 _ASCII_TABLE = str.maketrans(
     {"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x1c": " ", "\x1d": " ", "\x1e": " ", "\x1f": " ", "`": "'"}
 )
+# The same table for bytes: on ASCII text, bytes.lower() and bytes.translate() are a few times
+# faster than their str counterparts (a table lookup per byte, no per-character dict lookups).
+_ASCII_BYTES = bytes(ord(chr(i).translate(_ASCII_TABLE)) for i in range(128)) + bytes(range(128, 256))
 # After folding, all whitespace is " " or "\n"; runs of two or more are collapsed.
 # Found as "  " in the text with line breaks made spaces: `str.find` skips the many single spaces
 # in C, where a regex such as `[ \n]{2,}` tries (and fails) a match at every one of them.
@@ -159,8 +162,9 @@ _FOLD_KEEP = _CharFolds(lower=False)
 
 def _fold(text: str, lower: bool = True) -> str:
     """Length-preserving fold: the result has the length of `text`; position i folds char i."""
-    if text.isascii():  # the fast path: C-level lower() and translate()
-        return (text.lower() if lower else text).translate(_ASCII_TABLE)
+    if text.isascii():  # the fast path: C-level lower() and translate(), on bytes
+        data = text.encode("ascii")
+        return (data.lower() if lower else data).translate(_ASCII_BYTES).decode("ascii")
     folds = _FOLD_LOWER if lower else _FOLD_KEEP
     return "".join(map(folds.__getitem__, text))
 

@@ -67,7 +67,7 @@ class Rule:
     window: tuple[int, int]
     anchored: bool
     origin: str
-    requires: re.Pattern[str] | None = None
+    requires: tuple[re.Pattern[str], ...] = ()  # the rule runs on a text where any of them is found
     word_start: bool = False
     source: str = field(init=False, repr=False)  # "rules/<name>", the Span.source of this rule
 
@@ -173,12 +173,14 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
 
-    requires = None
-    if entry.get("requires") is not None:
+    requires: list[re.Pattern[str]] = []
+    for required in _as_list(entry.get("requires"), f"{where}: requires"):
         try:
-            requires = re.compile(expander.expand(str(entry["requires"])), flags)
+            requires.append(re.compile(expander.expand(required), flags))
         except (re.error, ValueError) as exc:
             raise ValueError(f"{where}: bad requires: {exc}") from None
+    if entry.get("requires") is not None and not requires:
+        raise ValueError(f"{where}: requires is an empty list")
 
     score = float(entry.get("score", 0.85))
     context_score = float(entry.get("context_score", score))
@@ -254,7 +256,7 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
         window=(int(window[0]), int(window[1])),
         anchored=bool(entry.get("anchored", False)),
         origin=origin,
-        requires=requires,
+        requires=tuple(requires),
         word_start=word_start,
     )
 

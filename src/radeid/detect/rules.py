@@ -105,12 +105,12 @@ class RuleDetector:
         work: list[tuple[int, Iterable[re.Match[str]]]] = []
         for index in self._untriggered:
             rule = rules[index]
-            if rule.requires is None or rule.requires.search(text) is not None:
+            if not rule.requires or _found_any(rule.requires, text):
                 work.append((index, rule.regex.finditer(text)))
         for group, group_hits in self._trigger_hits(text).items():
             for index in self._group_rules[group]:
                 rule = rules[index]
-                if rule.requires is not None and rule.requires.search(text) is None:
+                if rule.requires and not _found_any(rule.requires, text):
                     continue
                 finder = _anchored_matches if rule.anchored else _window_matches
                 work.append((index, finder(rule, group_hits, text)))
@@ -150,6 +150,14 @@ class RuleDetector:
                 else:
                     bucket.append(hit)
         return hits
+
+
+def _found_any(patterns: tuple[re.Pattern[str], ...], text: str) -> bool:
+    """Whether any of a rule's `requires` patterns is found in `text`."""
+    for pattern in patterns:
+        if pattern.search(text) is not None:
+            return True
+    return False
 
 
 def _window_matches(rule: Rule, hits: list[tuple[int, int]], text: str) -> list[re.Match[str]]:
