@@ -269,7 +269,7 @@ def run_deid(
         quiet,
         "de-identifying",
         output,
-        total=estimate_total(input_path, fmt),
+        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
     )
     report(summary, quiet, "de-identified")
     stats = summary.replacer_stats
@@ -328,7 +328,7 @@ def detect(
         ),
         quiet,
         "detecting",
-        total=estimate_total(input_path, fmt),
+        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
     )
     report(summary, quiet, "detected")
 

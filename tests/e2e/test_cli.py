@@ -176,3 +176,20 @@ def test_without_a_key_one_is_generated_beside_the_output(
     key = tmp_path / "o" / "radeid.key"
     assert key.exists() and (key.stat().st_mode & 0o777) == 0o600
     assert key.read_text().strip() not in output  # the key itself is never printed
+
+
+def test_a_quiet_run_does_not_count_the_input_for_a_progress_bar(
+    tmp_path: Path, write_jsonl, reports: list[dict], cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-q` shows no progress bar, so the input is not read an extra time to count its records."""
+    import radeid.cli
+
+    counted: list[Path] = []
+    monkeypatch.setattr(radeid.cli, "estimate_total", lambda path, fmt=None: counted.append(path) or 3)
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
+    code, output = cli("deid", src, "-o", tmp_path / "quiet.jsonl", "--mode", "mask", "-q")
+    assert code == 0, output
+    assert counted == []
+    code, output = cli("deid", src, "-o", tmp_path / "loud.jsonl", "--mode", "mask")
+    assert code == 0, output
+    assert counted == [src]
