@@ -129,3 +129,24 @@ def test_an_early_fork_server_ends_with_the_command(tmp_path: Path) -> None:
     while worker_start.alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not worker_start.alive(pid)
+
+
+def test_the_radeid_script_runs_a_parallel_job_as_one_process_does(
+    tmp_path: Path, write_jsonl, reports: list[dict], key_file: Path
+) -> None:
+    """The installed `radeid` script (entry point `radeid.__main__:main`), with workers and the
+    early fork server: the same bytes as a one-process run, and nothing left running."""
+    script = Path(sys.executable).with_name("radeid")
+    if not script.exists():
+        pytest.skip("radeid is not installed as a script beside this Python")
+    many = [{**report, "id": f"{report['id']}-{i}"} for i in range(40) for report in reports]
+    src = write_jsonl(tmp_path / "in.jsonl", many)  # 120 documents: two batches at least
+    for n, workers in ((1, "1"), (2, "2")):
+        out, audit = tmp_path / f"out{n}.jsonl", tmp_path / f"audit{n}.jsonl"
+        command = [str(script), "deid", str(src), "-o", str(out), "--no-model",
+                   "--key-file", str(key_file), "--audit", str(audit), "-q", "-w", workers]  # fmt: skip
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "out1.jsonl").read_bytes() == (tmp_path / "out2.jsonl").read_bytes()
+    assert (tmp_path / "audit1.jsonl").read_bytes() == (tmp_path / "audit2.jsonl").read_bytes()
+    assert len((tmp_path / "out2.jsonl").read_text(encoding="utf-8").splitlines()) == 120
