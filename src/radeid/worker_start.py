@@ -10,7 +10,9 @@ worker forked from it finds the modules, the `re` module's compiled patterns and
 already loaded, and, when its config asks for the same detection, reuses the rules, word lists and
 resolver built here (`radeid.prebuilt`), so its own `PipelineSpec.build()` costs next to nothing.
 Workers still build their pipeline from their own spec (the replacer, with their key, always), so
-output never depends on this warm state: a custom configuration only warms less.
+output never depends on this warm state: a custom configuration only warms less. The `radeid`
+command starts the fork server first thing (`start_early`), so its warm-up overlaps the command's
+own start-up.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ __all__ = [
     "default_context",
     "default_workers",
     "fewer_collections",
+    "load_lazy_tables",
     "start_early",
     "warm",
     "watch_coordinator",
+    "will_start_workers",
 ]
 
 log = logging.getLogger(__name__)
