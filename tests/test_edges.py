@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from radeid.categories import Category
 from radeid.document import Span
 from radeid.edges import clean_edges, extend_to_word_boundaries, split_fields, tighten
@@ -56,3 +60,18 @@ def test_person_names_grow_over_a_hyphen() -> None:
     # other categories do not: a date range is two dates
     text = "2019-2020"
     assert extend_to_word_boundaries(text, Span(0, 4, D)) == Span(0, 4, D)
+
+
+def test_the_trailing_credentials_pattern_does_not_depend_on_the_hash_seed() -> None:
+    code = "from radeid.edges import _TRAILING_CREDENTIALS as p; print(p.pattern)"
+    patterns = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3", "4")
+    }
+    assert len(patterns) == 1

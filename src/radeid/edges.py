@@ -52,7 +52,10 @@ CREDENTIALS = frozenset(
     "MD DO PA PA-C NP RN APRN CNP DNP PHD MBBS MBCHB RDMS RVT RT ARRT RDCS CRNA FACR FRCR FRCPC MPH DDS DMD "
     "PHARMD LPN CNM MS MA BSN MSN RPA RPA-C".split()
 )
-_CREDENTIAL_ALTERNATIVES = "|".join(re.escape(c) for c in sorted(CREDENTIALS, key=len, reverse=True))
+# Longest first (so "PA-C" is tried before "PA"), then alphabetical: the same pattern whatever the
+# hash seed (a frozenset's order is not; same-length alternatives never match at one place, so
+# this changes no match).
+_CREDENTIAL_ALTERNATIVES = "|".join(re.escape(c) for c in sorted(CREDENTIALS, key=lambda c: (-len(c), c)))
 _TRAILING_CREDENTIALS = re.compile(
     r"(?:,[ ]?(?:" + _CREDENTIAL_ALTERNATIVES + r"|M\.D\.|D\.O\.|Ph\.D\.))+\Z", re.IGNORECASE
 )
