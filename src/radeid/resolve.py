@@ -216,7 +216,7 @@ class Resolver:
         if span.source.startswith(DENY_SOURCE) or not self.allow_terms:
             return False
         term = normalize_term(text[span.start : span.end])
-        if term in self._allow_or_possessive:  # in allow_terms, or _strip_possessive(term) is
+        if term in self._allow_or_possessive:  # a term, or a term's possessive
             return True
         if term not in self._allow_prefixes:
             return False
@@ -228,20 +228,14 @@ class Resolver:
 
 
 def possessive_forms(terms: Collection[str]) -> frozenset[str]:
-    """`terms` and every string that `_strip_possessive` turns into one of them."""
+    """`terms` and their possessives: "term's", "term’s", and "terms'" for a term ending in s. A
+    span's text is allowed when it is a term or a term's possessive: one lookup in this set."""
     forms = set(terms)
     for term in terms:
         forms.update((term + "'s", term + "\u2019s"))
         if term.endswith("s"):
             forms.add(term + "'")
     return frozenset(forms)
-
-
-def _strip_possessive(term: str) -> str:
-    for suffix in ("'s", "\u2019s", "s'"):
-        if term.endswith(suffix):
-            return term[: -len(suffix)] if suffix != "s'" else term[:-1]
-    return term
 
 
 def source_priority(source: str, priorities: Mapping[str, int]) -> int:
