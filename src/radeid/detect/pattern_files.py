@@ -18,6 +18,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from radeid.detect.regex_cache import compile_pattern
+
 __all__ = ["MacroExpander", "read_pattern_file", "trie_regex", "word_regex"]
 
 _REF = re.compile(r"\{\{(list:)?([A-Za-z_][A-Za-z0-9_]*)\}\}")
@@ -127,7 +129,7 @@ def word_regex(*word_lists: Sequence[str]) -> re.Pattern[str] | None:
     if not parts:
         return None
     lead = "[" + "".join(re.escape(char) for char in sorted(first_chars)) + "]"
-    return re.compile(f"(?={lead})(?:" + "|".join(parts) + ")", re.IGNORECASE)
+    return compile_pattern(f"(?={lead})(?:" + "|".join(parts) + ")", re.IGNORECASE)
 
 
 def read_pattern_file(path: Path, top_keys: Collection[str], what: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from radeid.detect.pattern_files import MacroExpander, read_pattern_file
+from radeid.detect.regex_cache import compile_pattern
 from radeid.document import Span
 from radeid.wordlists import bundled_data_path
 
@@ -117,13 +118,13 @@ def _compile(name: str, entry: dict[str, Any], origin: str, expander: MacroExpan
             raise ValueError(f"{where}: unknown flag {flag!r}; known: {', '.join(_FLAGS)}")
         flags |= _FLAGS[str(flag).upper()]
     try:
-        regex = re.compile(expander.expand(source), flags)
+        regex = compile_pattern(expander.expand(source), flags)
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
     requires = None
     if entry.get("requires") is not None:
         try:
-            requires = re.compile(expander.expand(str(entry["requires"])), flags)
+            requires = compile_pattern(expander.expand(str(entry["requires"])), flags)
         except (re.error, ValueError) as exc:
             raise ValueError(f"{where}: bad requires: {exc}") from None
     return ProtectedPattern(

@@ -15,6 +15,7 @@ from typing import Any
 
 from radeid.categories import Category, split_label
 from radeid.detect.pattern_files import MacroExpander, read_pattern_file, word_regex
+from radeid.detect.regex_cache import compile_pattern
 from radeid.detect.validators import Validator, get_validator
 from radeid.wordlists import bundled_data_path
 
@@ -169,14 +170,14 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
             raise ValueError(f"{where}: unknown flag {flag!r}; known: {', '.join(_FLAGS)}")
         flags |= _FLAGS[flag.upper()]
     try:
-        regex = re.compile(expander.expand(str(pattern_src)), flags)
+        regex = compile_pattern(expander.expand(str(pattern_src)), flags)
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
 
     requires: list[re.Pattern[str]] = []
     for required in _as_list(entry.get("requires"), f"{where}: requires"):
         try:
-            requires.append(re.compile(expander.expand(required), flags))
+            requires.append(compile_pattern(expander.expand(required), flags))
         except (re.error, ValueError) as exc:
             raise ValueError(f"{where}: bad requires: {exc}") from None
     if entry.get("requires") is not None and not requires:

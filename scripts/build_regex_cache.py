@@ -1,0 +1,37 @@
+"""Regenerate src/radeid/data/regex_cache/<engine>.bin for the running Python (see radeid.detect.regex_cache).
+
+Builds the default configuration's rules, word lists and protected patterns, records every
+pattern they compile, stores each one's compiled form, and checks each stored form against
+`re.compile` before writing. Run it after editing a bundled rule, protected pattern, macro or word
+list that feeds a pattern (`tests/test_regex_cache.py` fails until then), once per Python version
+you want shipped with a ready cache:
+
+    PYTHONPATH=src python scripts/build_regex_cache.py
+"""
+
+from __future__ import annotations
+
+import _sre
+import re
+
+from radeid.detect import regex_cache
+
+
+def main() -> None:
+    entries = {}
+    for source, flags in regex_cache.bundled_patterns():
+        entry = regex_cache.build_entry(source, flags)
+        final_flags, words, groups, groupindex, indexgroup = entry
+        code = list(memoryview(words).cast({2: "H", 4: "I", 8: "L"}[_sre.CODESIZE]))
+        stored = _sre.compile(source, final_flags, code, groups, groupindex, indexgroup)
+        if stored != re.compile(source, flags) or stored.groupindex != re.compile(source, flags).groupindex:
+            raise SystemExit(f"stored form differs from re.compile for a pattern of {len(source)} characters")
+        entries[(source, flags)] = entry
+    path = regex_cache.cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(regex_cache.dump(entries))
+    print(f"{len(entries)} patterns -> {path} ({path.stat().st_size:,} bytes)")
+
+
+if __name__ == "__main__":
+    main()
