@@ -25,6 +25,10 @@ assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *default[1:]), gc.get_threshol
 assert gc.get_freeze_count() == 0
 warm()
 assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()  # the loaded pipeline is frozen
+import threading
+assert threading.active_count() == 1, threading.enumerate()  # nothing runs when the server forks
+from radeid.surrogate import name_pools
+assert name_pools._wgnd is not None  # read by the background thread, before the fork
 print("ok")
 """
 

@@ -157,7 +157,11 @@ def warm() -> None:
     Never raises: a fork server whose preload fails would break every pool, and a cold worker only
     costs time.
     """
+    reading: threading.Thread | None = None
     try:
+        from radeid.surrogate.name_pools import read_wgnd_in_background
+
+        reading = read_wgnd_in_background()  # decompression, without the GIL, beside the rest
         from radeid.config import Config
         from radeid.document import Document
         from radeid.prebuilt import remember
@@ -168,11 +172,15 @@ def warm() -> None:
         config = config.with_section("pipeline", detectors=detectors)
         deid = PipelineSpec.surrogates(os.urandom(32), config).build()
         deid.deidentify([Document("warm-up", _SAMPLE)])
+        reading.join()
         load_lazy_tables()
         remember(config, deid)  # its detectors and resolver, for workers of the same detection
         gc.freeze()  # what is loaded now stays: the workers' collections need not walk it
     except Exception as exc:  # noqa: BLE001 - see the docstring
         log.debug("fork server warm-up skipped (%s)", type(exc).__name__)
+    finally:
+        if reading is not None:
+            reading.join()  # no thread may run when the fork server forks a worker
 
 
 def load_lazy_tables() -> None:

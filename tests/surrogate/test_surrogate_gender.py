@@ -230,3 +230,13 @@ def test_o_mc_mac_are_one_surname() -> None:
     for name in ("Sean O'Brien", "Ian McDonald", "Ewan MacArthur"):
         (new,) = run(f"Seen by {name}.", [(name, H)])
         assert len(new.split()) == 2 and new.split()[1] in POOLS.surnames, new
+
+
+def test_the_background_read_of_the_wgnd_table_gives_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from radeid.surrogate import name_pools as pools_module
+
+    monkeypatch.setattr(pools_module, "_wgnd", None)
+    pools_module.read_wgnd_in_background().join()
+    assert pools_module._wgnd is not None
+    assert pools_module._wgnd == pools_module._read_wgnd()
+    assert not pools_module._wgnd.startswith(b"#") and pools_module._wgnd.count(b"\t") > 1_000_000

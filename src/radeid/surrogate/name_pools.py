@@ -7,8 +7,9 @@ surrogates (`names.py`) and the place and vendor surrogates (`places.py`).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
+import threading
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,6 +26,7 @@ __all__ = [
     "letter_map",
     "name_pools",
     "place_words",
+    "read_wgnd_in_background",
     "wgnd_gender",
     "world_genders",
 ]
@@ -87,14 +89,44 @@ def world_genders() -> Mapping[str, str]:
     return table
 
 
-@lru_cache(maxsize=1)
-def _wgnd_lines() -> bytes:
-    """first_names_gender_wgnd.tsv.gz unpacked (about 20 MB, 0.2 s): sorted "name<TAB>F|M" lines,
-    searched in place (a dict of 1.6 million names would take several times the memory). Read
-    only when a name is missing from the smaller tables."""
-    with gzip.open(bundled_data_path("surrogates", "first_names_gender_wgnd.tsv.gz"), "rb") as handle:
-        data = handle.read()
+_wgnd: bytes | None = None
+
+
+def _read_wgnd() -> bytes:
+    """first_names_gender_wgnd.tsv.gz unpacked (about 20 MB): sorted "name<TAB>F|M" lines,
+    searched in place (a dict of 1.6 million names would take several times the memory). One
+    `zlib` call, which runs without the GIL, so `read_wgnd_in_background` overlaps it with other
+    work."""
+    data = zlib.decompress(bundled_data_path("surrogates", "first_names_gender_wgnd.tsv.gz").read_bytes(), 31)
     return data[data.index(b"\n") + 1 :] if data.startswith(b"#") else data
+
+
+def _wgnd_lines() -> bytes:
+    """The WGND lines, read on first need (only when a name is missing from the smaller tables)."""
+    global _wgnd
+    if _wgnd is None:
+        _wgnd = _read_wgnd()
+    return _wgnd
+
+
+def read_wgnd_in_background() -> threading.Thread:
+    """Start reading the WGND table in a thread (the fork server's warm-up: about 0.07 s of
+    decompression off its critical path). Join the thread before forking: a process must not
+    fork while a thread of its own runs. Whoever needs the table first and finds it missing
+    reads it too, so the result never depends on the thread."""
+
+    def read() -> None:
+        global _wgnd
+        try:
+            data = _read_wgnd()
+        except Exception:  # noqa: BLE001 - the first lookup reads it again and raises there
+            return
+        if _wgnd is None:
+            _wgnd = data
+
+    thread = threading.Thread(target=read, name="radeid-wgnd", daemon=True)
+    thread.start()
+    return thread
 
 
 def wgnd_gender(norm: str) -> str:
