@@ -1,7 +1,8 @@
 """Imported only by the worker pool's fork server (`radeid.worker_start`): loads and warms radeid there.
 
-`radeid.parallel` holds the workers' entry points (and imports the readers, writers, journal and
-vault modules): imported here once, not by every worker after it is forked.
+`radeid.parallel` imports the workers' entry points (`radeid.pool`, `radeid.line_batches`) and the
+readers, writers, journal and vault modules: imported here once, not by every worker after it is
+forked.
 """
 
 import radeid.parallel  # noqa: F401

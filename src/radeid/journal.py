@@ -67,7 +67,9 @@ __all__ = [
 
 #: The journal is fsynced at most this often (see `WorkFolder.record`).
 SYNC_SECONDS = 0.5
-FORMAT_VERSION = 2  # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`)
+# 2: the journal's `ids` is a digest of the batch's content (`docs_digest`); 3: a streamed JSONL
+# run's batches are lines, parsed by the workers, and `ids` digests the lines (`line_batches`).
+FORMAT_VERSION = 3
 _WORK_SUFFIX = ".radeid-work"
 _DONE_SUFFIX = ".radeid-done"
 

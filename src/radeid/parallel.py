@@ -1,11 +1,12 @@
 """Parallel, resumable batch runs: a process pool over the batches of a stream.
 
-`deidentify_path_parallel` does what `batch.deidentify_path` does (same reader, same batch
-boundaries, same writers, same handling of bad records), with three differences:
+`deidentify_path_parallel` does what `batch.deidentify_path` does (same reader, same writers,
+same handling of bad records, reported in the same order), with these differences:
 
 * Batches run in `workers` processes, each building the pipeline once from a picklable
-  `PipelineSpec` (the pool initializer). At most `2 * workers` batches are in flight (and as many
-  finished ones waiting for an earlier one), so memory is bounded by the batch size.
+  `PipelineSpec` (the pool initializer; `radeid.pool`). At most `2 * workers` batches are in
+  flight (and as many finished ones waiting for an earlier one), so memory is bounded by the
+  batch size.
 * Results go to the output in input order as they arrive (`radeid.stream`), for JSONL/CSV output
   with the audit and no vault: each worker serializes its batch (output rows, kept columns,
   audit lines); this process appends the bytes to the temporaries in batch order and journals
@@ -13,25 +14,25 @@ boundaries, same writers, same handling of bad records), with three differences:
   After a crash, `resume=True` cuts the temporaries back to the last whole journaled batch and
   continues. Other outputs (a vault, gzip, Parquet, folders) store every batch as a part and
   merge the parts at the end (`radeid.merge`).
+* For such a streamed run of an uncompressed JSONL input, the workers read too: this process
+  only splits the file into batches of non-blank lines, and each worker parses its own
+  (`radeid.line_batches`), so this process does no per-document work beyond moving bytes.
+  Other inputs are read here and sent as documents.
 * Output, audit and vault are committed as one unit (`radeid.commit`: stage and fsync all,
   record the renames in the work folder, rename; a resume finishes an interrupted commit). An
   input changed during the run is refused (its content digest is checked before the commit).
 
-Because every surrogate is keyed by (key, scope, original), and batches are the same as
-`deidentify_path`'s, the output is byte-identical to a single-process run, resumed or not.
+Because every surrogate is keyed by (key, scope, original), the output is byte-identical to a
+single-process run whatever the batch boundaries, resumed or not.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import tempfile
-from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
@@ -40,44 +41,35 @@ from radeid.batch import (
     DuplicateIdError,
     OnError,
     RunAborted,
-    RunSummary,
-    _batches,
-    _documents,
     choose_output_format,
     default_audit_path,
-    deidentify_each,
-    pipeline_issue,
 )
 from radeid.commit import finish_commit, remove_temporaries
-from radeid.config import ConfigError
-from radeid.document import Document
 from radeid.io.errors import InputNotFoundError, OutputExistsError
-from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
+from radeid.io.readers import InputFormat, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.journal import (
     FORMAT_VERSION,
-    BatchRecord,
-    JournalError,
     WorkFolder,
-    docs_digest,
     fingerprint_input,
     work_folder_for,
 )
-from radeid.merge import COMMIT_RECORD, merge_parts, write_part
+from radeid.line_batches import (
+    splits_lines,
+)
+from radeid.merge import COMMIT_RECORD, merge_parts
 from radeid.paths import check_paths
-from radeid.pipeline import Deidentifier
+from radeid.pool import BatchPool, ParallelRunSummary, PipelineFailed, feed_documents, feed_lines, id_key_for
 from radeid.spec import PipelineSpec, canonical
 from radeid.stream import (
-    Encoded,
     StreamFormat,
     StreamSink,
     commit_stream,
     drop,
-    encode_batch,
     open_stream,
     spooled_paths,
 )
-from radeid.worker_start import default_context, default_workers, fewer_collections, watch_coordinator
+from radeid.worker_start import default_workers
 
 __all__ = [
     "ParallelRunError",
@@ -90,95 +82,6 @@ __all__ = [
 
 class ParallelRunError(RuntimeError):
     """A worker process died; the finished batches are kept for `--resume`."""
-
-
-@dataclass
-class ParallelRunSummary(RunSummary):
-    """`RunSummary` plus how the run went: workers used, what a resume could skip, and the
-    replacer's event counts summed over every worker (`replacer_stats["date_unparseable"]`...)."""
-
-    replacer_stats: Counter[str] = field(default_factory=Counter)
-    workers: int = 1
-    batches: int = 0
-    resumed: bool = False
-    resumed_batches: int = 0
-    resumed_documents: int = 0
-
-
-# ------------------------------------------------------------------------------------ workers
-
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(spec: PipelineSpec, parts: str, coordinator: int, threads: int, stream: StreamFormat | None) -> None:
-    """Pool initializer: build the pipeline once per process (a model gets its share of the cores)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    fewer_collections()
-    watch_coordinator(coordinator)
-    _WORKER["target"] = _Target(Path(parts), stream, _id_key(spec))
-    try:
-        _WORKER["deid"] = spec.with_threads(threads).build()
-    except (ValueError, OSError) as exc:  # a rule/list file, a model: as with one process (exit 2)
-        _WORKER["error"] = ConfigError(str(exc))
-    except Exception as exc:  # noqa: BLE001 - raised again, with its own type, by the first batch
-        _WORKER["error"] = exc  # (an initializer error would only say "the pool is broken")
-
-
-@dataclass
-class _Target:
-    """Where a worker's batches go: a part file each, or (streaming) serialized bytes returned to
-    the coordinator (`radeid.stream`). Built in each process: an encoder is a closure."""
-
-    parts: Path
-    stream: StreamFormat | None
-    id_key: bytes | None
-    encoder: Any = None
-
-    def __post_init__(self) -> None:
-        if self.stream is not None:
-            self.encoder = self.stream.encoder()
-
-
-def _id_key(spec: PipelineSpec) -> bytes | None:
-    return spec.key if spec.config.io.pseudonymize_ids else None
-
-
-def _part_name(batch: int) -> str:
-    return f"{batch:012d}.jsonl"
-
-
-#: (batch, content digest, payload: (part size, part SHA-256) or the serialized batch, the
-#: replacer's stats, failed documents as (index in batch, exception type name): never a message).
-_Outcome = tuple[int, str, "tuple[int, str] | Encoded", dict[str, int], tuple[tuple[int, str], ...]]
-
-
-def _process(deid: Deidentifier, target: _Target, batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
-    """De-identify one batch; store its part, or serialize it for the coordinator to append."""
-    stats = getattr(deid.replacer, "stats", None)
-    before = Counter(stats) if isinstance(stats, Counter) else Counter()
-    results, failed = deidentify_each(deid, docs, on_error)
-    payload: tuple[int, str] | Encoded
-    if target.stream is not None:
-        payload = encode_batch(results, target.encoder, target.stream, target.id_key)
-    else:
-        payload = write_part(target.parts / _part_name(batch), results)
-    after = Counter(stats) if isinstance(stats, Counter) else Counter()
-    skipped = tuple((i, type(exc).__name__) for i, exc in failed)
-    return batch, docs_digest(docs), payload, {k: int(v) for k, v in (after - before).items()}, skipped
-
-
-def _run_batch(batch: int, docs: list[Document], on_error: OnError) -> _Outcome:
-    if "error" in _WORKER:
-        raise _WORKER["error"]
-    return _process(_WORKER["deid"], _WORKER["target"], batch, docs, on_error)
-
-
-class _PipelineFailed(Exception):
-    """`--on-error fail` and the pipeline raised on a document (carried to the runner)."""
-
-    def __init__(self, issue: ReadIssue) -> None:
-        super().__init__(issue.describe())
-        self.issue = issue
 
 
 # ------------------------------------------------------------------------------------ the runner
@@ -212,117 +115,6 @@ def _preflight(
             raise OSError(exc.errno, f"cannot write the vault ({exc.strerror})", str(vault)) from None
         os.close(fd)
         os.unlink(tmp)
-
-
-class _Pool:
-    """Batches in flight, in worker processes (or in this process for `workers=1`)."""
-
-    def __init__(
-        self,
-        spec: PipelineSpec,
-        work: WorkFolder,
-        workers: int,
-        context: BaseContext | None,
-        on_batch: Any,
-        on_error: OnError,
-        summary: ParallelRunSummary,
-        stream: StreamFormat | None,
-    ) -> None:
-        self.work = work
-        self.on_batch = on_batch
-        self.on_error = on_error
-        self.summary = summary
-        self.limit = 2 * workers
-        self.pending: dict[Future[_Outcome], list[Document]] = {}
-        self.local: Deidentifier | None = None
-        self.target: _Target | None = None
-        self.executor: ProcessPoolExecutor | None = None
-        self.sink: StreamSink | None = None
-        if workers == 1:
-            try:
-                self.local = spec.build()
-            except ConfigError:
-                raise
-            except (ValueError, OSError) as exc:  # a rule/list file, a model: as with -w 2 (exit 2)
-                raise ConfigError(str(exc)) from None
-            self.target = _Target(work.parts, stream, _id_key(spec))
-        else:
-            self.executor = ProcessPoolExecutor(
-                max_workers=workers,
-                mp_context=context or default_context(),
-                initializer=_init_worker,
-                initargs=(spec, str(work.parts), os.getpid(), max(1, default_workers() // workers), stream),
-            )
-
-    def submit(self, batch: int, docs: list[Document]) -> None:
-        if self.local is not None:
-            assert self.target is not None
-            self._done(_process(self.local, self.target, batch, docs, self.on_error), docs)
-            return
-        assert self.executor is not None
-        # Bounded memory: batches in flight, and finished ones waiting for an earlier one.
-        while self.pending and (len(self.pending) >= self.limit or self.held >= 2 * self.limit):
-            self._collect(FIRST_COMPLETED)
-        self.pending[self.executor.submit(_run_batch, batch, docs, self.on_error)] = docs
-
-    @property
-    def held(self) -> int:
-        return self.sink.held if self.sink is not None else 0
-
-    def _collect(self, how: str) -> None:
-        finished, _ = wait(list(self.pending), return_when=how)
-        failure: BaseException | None = None
-        for future in finished:  # journal every success before raising a failure: less to redo
-            docs = self.pending.pop(future)
-            error = future.exception()
-            if error is None:
-                try:
-                    self._done(future.result(), docs)
-                except _PipelineFailed as exc:
-                    failure = failure or exc
-            elif failure is None:
-                failure = error
-        if failure is not None:
-            raise failure
-
-    def _done(self, outcome: _Outcome, docs: list[Document]) -> None:
-        batch, digest, payload, stats, skipped = outcome
-        if skipped and self.on_error == "fail":
-            index, name = skipped[0]
-            raise _PipelineFailed(pipeline_issue(docs[index], name, "fail"))
-        self.summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in skipped)
-        if isinstance(payload, Encoded):
-            assert self.sink is not None
-            record = BatchRecord(batch, len(docs), digest, 0, "", stats, skipped, payload.segments, payload.categories)
-            self.sink.add(record, payload)  # appended and journaled in batch order; counted by `appended`
-            return
-        size, sha = payload
-        self.work.record(BatchRecord(batch, len(docs), digest, size, sha, stats, skipped))
-        if self.on_batch:
-            self.on_batch(len(docs))
-
-    def appended(self, record: BatchRecord) -> None:
-        """A streamed batch is in the output (or was, before a resume): count it."""
-        _count_streamed(self.summary, record)
-        if self.on_batch:
-            self.on_batch(record.docs)
-
-    def drain(self) -> None:
-        while self.pending:
-            self._collect(FIRST_COMPLETED)
-
-    def close(self, *, failed: bool) -> None:
-        if self.executor is not None:
-            # On failure, queued batches are dropped; running ones finish (their parts become
-            # orphans that a resume deletes), so no worker is killed mid-write.
-            self.executor.shutdown(wait=True, cancel_futures=failed)
-            self.executor = None
-
-
-def _count_streamed(summary: ParallelRunSummary, record: BatchRecord) -> None:
-    summary.spans += sum(record.categories.values())
-    summary.by_category.update(record.categories)
-    summary.replacer_stats.update(record.stats)
 
 
 def deidentify_path_parallel(
@@ -397,29 +189,16 @@ def deidentify_path_parallel(
     size = spec.config.pipeline.batch_size
     writers: list[Any] = []
     try:
-        pool = _Pool(spec, work, workers, mp_context, on_batch, on_error, summary, stream)
+        pool = BatchPool(spec, work, workers, mp_context, on_batch, on_error, summary, stream)
         failed = True
         try:
             if stream is not None:
                 writers = open_stream(work, output_path, out_fmt, options, input_path, audit)
                 pool.sink = StreamSink(work, writers, len(work.done), pool.appended)
-            stream_docs = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
-            for batch, docs in enumerate(_batches(stream_docs, size)):
-                summary.documents += len(docs)
-                summary.batches += 1
-                record = work.done.get(batch)
-                if record is None:
-                    pool.submit(batch, docs)
-                    continue
-                if record.docs != len(docs) or record.ids != docs_digest(docs):
-                    raise JournalError(f"batch {batch} of the work folder does not match the input; delete {work.path}")
-                summary.errors.extend(pipeline_issue(docs[i], name, "skip") for i, name in record.skipped)
-                summary.resumed_batches += 1
-                summary.resumed_documents += len(docs)
-                if stream is not None:
-                    pool.appended(record)
-                elif on_batch:
-                    on_batch(len(docs))
+            if splits_lines(input_path, input_format, stream):
+                feed_lines(pool, work, input_path, options, size, summary, on_error)
+            else:
+                feed_documents(pool, work, input_path, input_format, options, size, summary, on_error, stream)
             pool.drain()
             failed = False
         finally:
@@ -428,7 +207,7 @@ def deidentify_path_parallel(
             commit_stream(work, summary, writers, input_path, manifest["input"])
         else:
             vault = (vault_file, vault_key) if vault_file is not None and vault_key is not None else None
-            id_key = _id_key(spec)
+            id_key = id_key_for(spec)
             merge_parts(
                 work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size, id_key
             )
@@ -436,7 +215,7 @@ def deidentify_path_parallel(
         drop(writers)
         work.discard()  # the input must change before the run can succeed: nothing to resume
         raise
-    except _PipelineFailed as exc:
+    except PipelineFailed as exc:
         drop(writers)
         work.discard()
         summary.aborted = True

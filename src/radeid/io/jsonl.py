@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,16 @@ from radeid.io.records import (
 )
 from radeid.io.registry import FormatHandler
 
-__all__ = ["JSONL", "JsonlWriter", "count_lines", "estimate_jsonl", "read_jsonl"]
+__all__ = [
+    "JSONL",
+    "JsonlWriter",
+    "count_lines",
+    "estimate_jsonl",
+    "parse_lines",
+    "raw_lines",
+    "read_jsonl",
+    "stream_error_issue",
+]
 
 #: Records read whole to check the field names (their fields are what an error lists).
 SCHEMA_PEEK_LINES = 1000
@@ -173,19 +182,57 @@ def _iter_jsonl(path: Path, options: ReadOptions, mapping: Mapping[str, str] | N
     lineno = 0
     try:
         for lineno, raw, obj, error in _jsonl_objects(path, options.encoding):
-            if error is not None:
-                yield ReadIssue(source, lineno, _salvage_id(raw, options.encoding, options.id_col), error)
-                continue
-            if not isinstance(obj, dict):
-                yield ReadIssue(source, lineno, None, f"expected a JSON object, got {_json_type(obj)}")
-                continue
-            patient_col = options.patient_col or ("patient_id" if "patient_id" in obj else None)
-            rec = Record(obj, source, lineno, None)
-            yield from build_document(
-                rec, options, patient_col=patient_col, mapping=mapping, with_spans=True, encoding=options.encoding
-            )
+            yield from _line_items(source, lineno, raw, obj, error, options, mapping)
     except STREAM_ERRORS as exc:
-        yield ReadIssue(source, lineno + 1 if lineno else None, None, f"cannot read the rest of the file: {exc}")
+        yield stream_error_issue(source, lineno, exc)
+
+
+def stream_error_issue(source: str, lineno: int, exc: BaseException) -> ReadIssue:
+    """The issue for a file that could not be read past line `lineno` (0: not even its first)."""
+    return ReadIssue(source, lineno + 1 if lineno else None, None, f"cannot read the rest of the file: {exc}")
+
+
+def _line_items(
+    source: str,
+    lineno: int,
+    raw: bytes,
+    obj: Any,
+    error: str | None,
+    options: ReadOptions,
+    mapping: Mapping[str, str] | None,
+) -> Iterator[Document | ReadIssue]:
+    """One parsed line -> a Document (after its warnings), or one issue."""
+    if error is not None:
+        yield ReadIssue(source, lineno, _salvage_id(raw, options.encoding, options.id_col), error)
+        return
+    if not isinstance(obj, dict):
+        yield ReadIssue(source, lineno, None, f"expected a JSON object, got {_json_type(obj)}")
+        return
+    patient_col = options.patient_col or ("patient_id" if "patient_id" in obj else None)
+    rec = Record(obj, source, lineno, None)
+    yield from build_document(
+        rec, options, patient_col=patient_col, mapping=mapping, with_spans=True, encoding=options.encoding
+    )
+
+
+def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """`(line number, bytes)` of every non-blank line, unparsed: all a parallel run's coordinating
+    process reads of a JSONL input (`radeid.line_batches`); its workers parse them
+    (`parse_lines`). Raises what reading raises (`STREAM_ERRORS`)."""
+    with open_binary(path) as handle:
+        for lineno, raw in enumerate(handle, 1):
+            if raw.strip():
+                yield lineno, raw
+
+
+def parse_lines(
+    source: str, lines: Iterable[tuple[int, bytes]], options: ReadOptions, mapping: Mapping[str, str] | None
+) -> Iterator[Document | ReadIssue]:
+    """What `read_jsonl` yields for these lines of `source` (as `raw_lines` gave them)."""
+    first_encoding = bom_encoding(options.encoding)
+    for lineno, raw in lines:
+        obj, error = _parse(raw, first_encoding if lineno == 1 else options.encoding)
+        yield from _line_items(source, lineno, raw, obj, error, options, mapping)
 
 
 def _json_type(value: Any) -> str:

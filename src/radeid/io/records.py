@@ -39,6 +39,10 @@ __all__ = [
     "coerce_id",
     "column_error",
     "decode_error_reason",
+    "document_check",
+    "duplicate_issue",
+    "id_hash",
+    "no_documents_issue",
     "line_of",
     "problem_issues",
     "with_gold",
@@ -110,7 +114,8 @@ class ReadOptions:
 # ------------------------------------------------------------------------------------ checks
 
 
-def _id_hash(doc_id: str) -> int:
+def id_hash(doc_id: str) -> int:
+    """8 bytes of BLAKE2b of an id: what the duplicate check keeps per document."""
     digest = hashlib.blake2b(doc_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "little")
 
@@ -127,22 +132,41 @@ def checked(
             yield item
             continue
         doc = item
-        if len(doc.text) > options.max_chars:
-            reason = f"text has {len(doc.text):,} characters, more than max_chars={options.max_chars:,}"
-            yield ReadIssue.at(doc.id, doc.metadata, reason)
+        issue, keep = document_check(doc, options)
+        if issue is not None:
+            yield issue
+        if not keep:
             continue
-        if not doc.text.strip():
-            what = "empty document" if not doc.text else "document holds only whitespace"
-            yield ReadIssue.at(doc.id, doc.metadata, f"{what}; passed through unchanged", "warning")
         if options.warn_duplicates:
-            key = _id_hash(doc.id)
+            key = id_hash(doc.id)
             if key in seen:
-                reason = "duplicate document id; ids should be unique"
-                yield ReadIssue.at(doc.id, doc.metadata, reason, "warning", code="duplicate-id")
+                yield duplicate_issue(doc)
             seen.add(key)
         yield doc
     if not anything:
-        yield ReadIssue(source, None, None, "no documents found", "warning")
+        yield no_documents_issue(source)
+
+
+def document_check(doc: Document, options: ReadOptions) -> tuple[ReadIssue | None, bool]:
+    """The checks of one document that need no other document: `(issue or None, keep it)`. Too
+    long is an error (the document is left out); empty text is a warning (it is kept)."""
+    if len(doc.text) > options.max_chars:
+        reason = f"text has {len(doc.text):,} characters, more than max_chars={options.max_chars:,}"
+        return ReadIssue.at(doc.id, doc.metadata, reason), False
+    if not doc.text.strip():
+        what = "empty document" if not doc.text else "document holds only whitespace"
+        return ReadIssue.at(doc.id, doc.metadata, f"{what}; passed through unchanged", "warning"), True
+    return None, True
+
+
+def duplicate_issue(doc: Document) -> ReadIssue:
+    """The warning for a document whose id an earlier document had (`DuplicateIdError` in a run)."""
+    reason = "duplicate document id; ids should be unique"
+    return ReadIssue.at(doc.id, doc.metadata, reason, "warning", code="duplicate-id")
+
+
+def no_documents_issue(source: str) -> ReadIssue:
+    return ReadIssue(source, None, None, "no documents found", "warning")
 
 
 # ------------------------------------------------------------------------------------ helpers
