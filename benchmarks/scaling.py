@@ -18,8 +18,9 @@ parallel runner also fingerprints the input, appends each batch in order and jou
     python benchmarks/scaling.py --no-spark --cpu -n 6000 --workers 2   # + the serial fraction
 
 `--cpu` adds, per worker count, the CPU seconds per document of the coordinating process (this
-one: reading, dispatch, appending bytes, journal, commit) and of the workers (de-identification
-and serialization, summed over them), measured with `getrusage`, and the serial fraction
+one: splitting a JSONL input into lines, or reading another format, dispatch, appending bytes,
+journal, commit) and of the workers (parsing their lines, de-identification and serialization,
+summed over them), measured with `getrusage`, and the serial fraction
 main / (main + workers). Both are given for the whole job and as the marginal cost per document
 (the difference between a run of n and of n/4 documents), which leaves out the fixed start-up
 (imports, building the pipeline in each worker, the input's fingerprint).
