@@ -105,16 +105,21 @@ def _documents(
         if isinstance(item, ReadIssue):
             if unique_ids and item.code == "duplicate-id":
                 raise DuplicateIdError(item)
-            if item.severity == "warning":
-                summary.warnings.append(item)
-                continue
-            summary.errors.append(item)
-            if on_error == "fail":
-                summary.aborted = True
-                raise RunAborted(item, summary)
+            report_issue(item, summary, on_error)
             continue
         summary.read += 1
         yield item
+
+
+def report_issue(issue: ReadIssue, summary: RunSummary, on_error: OnError) -> None:
+    """A read issue into the summary: a warning, or an error that stops a run with `on_error="fail"`."""
+    if issue.severity == "warning":
+        summary.warnings.append(issue)
+        return
+    summary.errors.append(issue)
+    if on_error == "fail":
+        summary.aborted = True
+        raise RunAborted(issue, summary)
 
 
 def pipeline_issue(doc: Document, error_type: str, on_error: OnError) -> ReadIssue:

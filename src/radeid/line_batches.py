@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from radeid.batch import DuplicateIdError, OnError, RunAborted, RunSummary, deidentify_each, pipeline_issue
+from radeid.batch import DuplicateIdError, OnError, RunSummary, deidentify_each, pipeline_issue, report_issue
 from radeid.document import Document
 from radeid.io.errors import RadeidIOError, ReadIssue
 from radeid.io.formats import InputFormat, detect_format, is_gzip
@@ -182,13 +182,7 @@ def replay(
     n = 0
     for item in reads:
         if isinstance(item, ReadIssue):
-            if item.severity == "warning":
-                summary.warnings.append(item)
-                continue
-            summary.errors.append(item)
-            if on_error == "fail":
-                summary.aborted = True
-                raise RunAborted(item, summary)
+            report_issue(item, summary, on_error)
             continue
         if item in seen:
             doc = document(n)
