@@ -3,8 +3,9 @@
 Why not plain `getrusage(RUSAGE_CHILDREN)`: radeid's workers are forked from a fork server
 (`radeid.worker_start`), which exits just after the command does and is then reparented, so
 neither it nor its workers would ever be waited for by the caller. On Linux `run_tree` makes the
-calling process a *child subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`): orphaned descendants are
-reparented to it instead of init, it waits for every one of them, and the kernel's own account
+calling process a *child subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`) while the command runs, in a
+process group of its own: orphaned descendants are reparented to the caller instead of init, it
+waits for every one of them (that group only), and the kernel's own account
 (`RUSAGE_CHILDREN`) then holds the exact CPU of the whole tree, with nothing running beside the
 command. Elsewhere it falls back to polling `/proc` every 20 ms, which costs the measuring
 process about 8% of a core (slowing a 2-core run it measures) and can miss a process that lives
@@ -13,7 +14,6 @@ less than a poll interval. `DescendantsCpu` (a block of code inside this process
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import resource
@@ -47,12 +47,12 @@ def _table() -> dict[int, tuple[int, float]]:
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def _become_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux 3.4+); False elsewhere."""
+def _subreaper(on: bool) -> bool:
+    """Make this process the reaper of its orphaned descendants, or stop (Linux 3.4+); False elsewhere."""
     if not sys.platform.startswith("linux"):
         return False
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
@@ -60,32 +60,27 @@ def _become_subreaper() -> bool:
 def run_tree(command: Sequence[str], env: Mapping[str, str] | None = None) -> tuple[float, float]:
     """Run `command` to the end (raising on a non-zero exit); (wall seconds, CPU seconds of the tree).
 
-    Wall time ends when the command exits. Run nothing else from this process meanwhile: every
-    child it has is reaped here.
+    Wall time ends when the command exits. The command runs in a process group of its own, and
+    only that group is reaped: other children of this process are left alone.
     """
-    if _become_subreaper():
-        return _run_reaped(command, env)
+    if _subreaper(True):
+        try:
+            return _run_reaped(command, env)
+        finally:
+            _subreaper(False)  # orphans of anything else go to init again, as before
     return _run_polled(command, env)
 
 
-def _reap_finished() -> None:
-    """Wait for every child that has already exited (one left from an earlier command)."""
-    with contextlib.suppress(ChildProcessError):
-        while os.waitpid(-1, os.WNOHANG)[0] != 0:
-            pass
-
-
 def _run_reaped(command: Sequence[str], env: Mapping[str, str] | None) -> tuple[float, float]:
-    _reap_finished()  # not this command's: keep it out of the account
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.Popen(list(command), env=dict(env) if env is not None else None)
+    proc = subprocess.Popen(list(command), env=dict(env) if env is not None else None, process_group=0)
     proc.wait()
     wall = time.perf_counter() - start
     deadline = time.monotonic() + 60  # the fork server and its last workers outlive the command briefly
     while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+        try:  # any child in the command's group: its descendants, reparented here as they orphan
+            pid, _ = os.waitpid(-proc.pid, os.WNOHANG)
         except ChildProcessError:
             break  # every descendant is reaped, so counted
         if pid == 0:

@@ -30,3 +30,9 @@ def test_the_cpu_of_an_orphaned_grandchild_is_counted() -> None:
 def test_a_failing_command_raises() -> None:
     with pytest.raises(subprocess.CalledProcessError):
         run_tree([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+def test_other_children_of_the_caller_are_left_alone() -> None:
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.0); raise SystemExit(3)"])
+    run_tree([sys.executable, "-c", ORPHAN])
+    assert other.wait() == 3  # not reaped by run_tree (whose status would be lost: returncode 0)
