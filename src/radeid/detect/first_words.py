@@ -8,7 +8,7 @@ them cannot hold a match, and is skipped without running the regex. A "word" her
 letters and digits (`[^\\W_]+`): the bundled patterns end at `(?![\\w...])` or `(?![^\\W_])`, and
 both end such a run.
 
-The analysis costs ~70 ms for the bundled patterns (parsing them again, in pure Python), more
+The analysis costs ~0.1 s for the bundled patterns (parsing them again, in pure Python), more
 than the warm-up should pay, so `scripts/build_regex_cache.py` stores its result next to the
 compiled patterns and `stored_gate` only looks it up: a pattern that is not stored (a user's, an
 edited one, another Python) simply gets no gate.
