@@ -35,7 +35,9 @@ def main() -> None:
     path.write_bytes(regex_cache.dump(entries))
     print(f"{len(entries)} patterns -> {path} ({path.stat().st_size:,} bytes)")
     gates = first_words.stored_path()
-    gates.write_bytes(first_words.dump([p.regex for p in ProtectedContent.from_files().patterns]))
+    protected = ProtectedContent.from_files().patterns
+    regexes = [p.regex for p in protected] + [p.requires for p in protected if p.requires is not None]
+    gates.write_bytes(first_words.dump(regexes))
     print(f"first words -> {gates} ({gates.stat().st_size:,} bytes)")
 
 

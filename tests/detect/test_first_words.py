@@ -31,7 +31,7 @@ def ref_find(pc: ProtectedContent, text: str, start: int = 0, end: int | None = 
     stop = len(text) if end is None else end
     found: list[ProtectedSpan] = []
     plans = pc._plans if _DIGIT.search(text, start, stop) is not None else pc._no_digit_plans
-    for finditer, requires, group, klass, name, soft, _gate in plans:
+    for finditer, requires, group, klass, name, soft, _gate, _requires_gate in plans:
         if requires is not None and requires(text, start, stop) is None:
             continue
         for match in finditer(text, start, stop):
@@ -95,6 +95,15 @@ _FRAGMENTS = [
     "\u017fpecialty",
     "x",
     "Pulmonary",
+    "Foley catheter",
+    "Hickman line",
+    "Wilms tumor",
+    "Greenfield filter",
+    "Swan-Ganz catheter",
+    "Monteggia fracture",
+    "Baker's cyst",
+    "Kerley B lines",
+    "catheters",
 ]
 
 
@@ -117,12 +126,14 @@ def _texts(rng: random.Random, corpus: str, count: int) -> list[str]:
 @needs_file
 def test_the_stored_gates_are_those_the_analysis_gives_for_every_bundled_pattern() -> None:
     patterns = ProtectedContent.from_files().patterns
-    fresh = {(p.regex.pattern, p.regex.flags): first_words.first_words(p.regex) for p in patterns}
+    regexes = [p.regex for p in patterns] + [p.requires for p in patterns if p.requires is not None]
+    fresh = {(regex.pattern, regex.flags): first_words.first_words(regex) for regex in regexes}
     assert {key: gate for key, gate in fresh.items() if gate is not None} == stored_gates(), (
         "run `PYTHONPATH=src python scripts/build_regex_cache.py` after editing protected patterns"
     )
     names = {p.name for p in patterns if stored_gate(p.regex) is not None}
     assert {"exam_title", "specialty", "holiday", "anatomy_term"} <= names
+    assert all(stored_gate(p.requires) is not None for p in patterns if p.requires is not None)
 
 
 def test_find_with_gates_equals_find_without_on_fuzzed_windows() -> None:
@@ -192,7 +203,7 @@ def _random_pattern(rng: random.Random) -> str:
     if rng.random() < 0.5:
         body = "(?i:" + body + ")"
     tail = rng.choice(["", "(?![\\w])", "(?![\\w/-])", "(?![^\\W_])", "(?![^\\W_/])", "\\b", "(?=[ ])", "_"])
-    return rng.choice(["(?<![\\w])", "(?<![\\w/&-])", "(?<!\\w)", "(?<![^\\W_])"]) + body + tail
+    return rng.choice(["(?<![\\w])", "(?<![\\w/&-])", "(?<!\\w)", "(?<![^\\W_])", "[ \\t]", "-"]) + body + tail
 
 
 def test_a_gate_never_skips_a_window_where_its_pattern_matches() -> None:
@@ -224,6 +235,7 @@ def test_patterns_without_a_safe_gate_get_none() -> None:
         r"(?<!\w)\u212a",  # not ASCII (the Kelvin sign matches "k" case-insensitively)
         r"(?<!\w)a\w",  # too weak: a one-letter prefix
         r"(?<![^\Wa])bcd",  # the lookbehind lets "a" stand before a match
+        r"[ a]bcd",  # the first character may be a letter
     ]:
         assert first_words.first_words(re.compile(source, re.IGNORECASE)) is None, source
     gate = first_words.first_words(re.compile(r"(?<![\w/])(?i:ct|mri)(?:[ \t]+suite)?(?![\w])"))

@@ -148,8 +148,9 @@ def first_words(regex: re.Pattern[str]) -> FirstWords | None:
     """The gate for `regex`, or None when it cannot be had safely (then the regex must always run).
 
     A gate needs a pattern that begins with a one-character negative lookbehind that excludes every
-    letter and digit (so a match starts at a word start) and whose matches begin with a letter or
-    digit in ASCII text.
+    letter and digit (so a match starts at a word start), or with one character that is neither
+    (`[ \\t]`, as `requires` patterns do: the word starts after it), and whose matches then go on
+    with a letter or digit in ASCII text.
     """
     if not isinstance(regex.pattern, str) or regex.flags & re.LOCALE:
         return None
@@ -158,7 +159,7 @@ def first_words(regex: re.Pattern[str]) -> FirstWords | None:
     except (re.error, RecursionError, ValueError):  # pragma: no cover - it compiled, so it parses
         return None
     items: list[Any] = list(tree.data)
-    if not items or not _excludes_word_chars(items[0], behind=True):
+    if not items or not (_excludes_word_chars(items[0], behind=True) or _separator(items[0])):
         return None
     walker = _Walker()
     try:
@@ -209,6 +210,13 @@ def _excludes_word_chars(item: tuple[Any, Any], behind: bool) -> bool:
         or (op is sre_constants.LITERAL and not chr(av).isalnum())
         for op, av in rest
     )
+
+
+def _separator(item: tuple[Any, Any]) -> bool:
+    """Whether `item` takes one ASCII character that is not a letter or digit (`[ \\t]`)."""
+    op, av = item
+    chars = [chr(av)] if op is sre_constants.LITERAL else _class_chars(av) if op is sre_constants.IN else None
+    return bool(chars) and all(char.isascii() and not char.isalnum() for char in chars or ())
 
 
 def _class_chars(members: list[tuple[Any, Any]]) -> list[str] | None:

@@ -151,8 +151,8 @@ class ProtectedContent:
         self._no_digit_plans = tuple(_plan(p) for p in self.patterns if not p.needs_digit)
         # Word-list patterns with a stored gate (`radeid.detect.first_words`) are skipped for a
         # window holding no word they can begin with; the window's words are read once for all.
-        self._gated = any(plan[-1] is not None for plan in self._plans)
-        self._no_digit_gated = any(plan[-1] is not None for plan in self._no_digit_plans)
+        self._gated = any(plan[-2:] != (None, None) for plan in self._plans)
+        self._no_digit_gated = any(plan[-2:] != (None, None) for plan in self._no_digit_plans)
 
     @classmethod
     def from_files(
@@ -179,9 +179,16 @@ class ProtectedContent:
         else:
             plans, gated = self._no_digit_plans, self._no_digit_gated
         words = window_words(text, start, stop) if gated else None
-        for finditer, requires, group, klass, name, soft, gate in plans:
-            if gate is not None and words is not None and gate[0].isdisjoint(words[0]) and gate[1].isdisjoint(words[1]):
-                continue  # no word of the window can begin a match
+        for finditer, requires, group, klass, name, soft, gate, requires_gate in plans:
+            if words is not None:  # skip when no word of the window can begin a match (or `requires`)
+                if gate is not None and gate[0].isdisjoint(words[0]) and gate[1].isdisjoint(words[1]):
+                    continue
+                if (
+                    requires_gate is not None
+                    and requires_gate[0].isdisjoint(words[0])
+                    and requires_gate[1].isdisjoint(words[1])
+                ):
+                    continue
             if requires is not None and requires(text, start, stop) is None:
                 continue
             for match in finditer(text, start, stop):
@@ -211,7 +218,7 @@ class ProtectedContent:
 
 
 #: One pattern as `find` runs it: finditer, requires' search (or None), group, class, name, soft,
-#: and its gate as (whole first words, first-word prefixes) or None.
+#: and the gates of the pattern and of `requires`, each (whole first words, prefixes) or None.
 _Plan = tuple[
     Callable[[str, int, int], Iterator[re.Match[str]]],
     Callable[[str, int, int], "re.Match[str] | None"] | None,
@@ -220,12 +227,14 @@ _Plan = tuple[
     str,
     bool,
     tuple[frozenset[str], frozenset[str]] | None,
+    tuple[frozenset[str], frozenset[str]] | None,
 ]
 
 
 def _plan(pattern: ProtectedPattern) -> _Plan:
     requires = pattern.requires.search if pattern.requires is not None else None
     gate = stored_gate(pattern.regex)
+    requires_gate = stored_gate(pattern.requires) if pattern.requires is not None else None
     return (
         pattern.regex.finditer,
         requires,
@@ -234,6 +243,7 @@ def _plan(pattern: ProtectedPattern) -> _Plan:
         pattern.name,
         pattern.soft,
         None if gate is None else (gate.whole, gate.prefixes),
+        None if requires_gate is None else (requires_gate.whole, requires_gate.prefixes),
     )
 
 
