@@ -61,9 +61,7 @@ _MAX_TAILS = 1024
 # No lookbehind (it would cost what the gate saves): scanning from one character before the
 # window, every word starting in it is found whole, and at most one extra key (a word running
 # into the window) is added, which can only let a pattern run.
-_WORD = re.compile(r"[^\W_]+")
-_WORD_AND_NEXT = re.compile(r"[^\W_]+[\W_]")
-_WORD_PREFIX = re.compile(rf"([^\W_]{{{PREFIX}}})[^\W_]*")
+_WORD_AND_NEXT = re.compile(r"([^\W_]+)([\W_]?)")
 _REPEATS = tuple(
     op
     for op in (
@@ -100,9 +98,10 @@ def window_words(text: str, start: int, stop: int) -> tuple[set[str], set[str]] 
         return None
     begin = start - 1 if start > 0 else 0  # the lookbehind sees one character before `start`
     low = text[begin:stop].lower()  # ASCII: same length, same letters and digits
-    keys = set(_WORD.findall(low))
-    keys.update(_WORD_AND_NEXT.findall(low))
-    return keys, set(_WORD_PREFIX.findall(low))
+    found = _WORD_AND_NEXT.findall(low)  # one scan: (word, the character after it or "")
+    keys = {word for word, _ in found}
+    keys.update([word + after for word, after in found])
+    return keys, {word[:PREFIX] for word, _ in found if len(word) >= PREFIX}
 
 
 def stored_path() -> Path:
