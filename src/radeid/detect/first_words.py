@@ -52,8 +52,8 @@ log = logging.getLogger(__name__)
 PREFIX = 3
 #: The largest character class followed, in characters; a larger one ends the word as a prefix.
 _MAX_CLASS = 64
-#: Work (steps and ways found) before the analysis gives up on a pattern, to bound the start-up
-#: cost; the big word lists take a few thousand.
+#: Work (steps and ways found) before the analysis gives up on a pattern, to bound the time of the
+#: build script and of the test that redoes it; the big word lists take a few thousand.
 _BUDGET = 20_000
 #: Ways a word may go on from one point of a pattern before that point counts as "goes on somehow".
 _MAX_TAILS = 1024
@@ -76,8 +76,9 @@ _ATOMIC = getattr(sre_constants, "ATOMIC_GROUP", None)
 
 @dataclass(frozen=True, slots=True)
 class FirstWords:
-    """What the first word of any match is, lower-cased: one of `whole` (alone, or with the non-word
-    character after it), or one that begins with one of `prefixes` (at most `PREFIX` characters)."""
+    """What the first word of any match is, lower-cased: one of `whole` (alone, or with the character
+    after it, which is not a letter or digit), or one that begins with one of `prefixes` (each
+    `PREFIX` characters long)."""
 
     whole: frozenset[str]
     prefixes: frozenset[str]
