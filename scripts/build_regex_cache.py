@@ -2,9 +2,11 @@
 
 Builds the default configuration's rules, word lists and protected patterns, records every
 pattern they compile, stores each one's compiled form, and checks each stored form against
-`re.compile` before writing. Run it after editing a bundled rule, protected pattern, macro or word
-list that feeds a pattern (`tests/test_regex_cache.py` fails until then), once per Python version
-you want shipped with a ready cache:
+`re.compile` before writing; and beside it `<engine>.first-words`, the gates of the bundled
+protected patterns (see radeid.detect.first_words). Run it after editing a bundled rule,
+protected pattern, macro or word list that feeds a pattern (`tests/test_regex_cache.py` and
+`tests/detect/test_first_words.py` fail until then), once per Python version you want shipped
+with a ready cache:
 
     PYTHONPATH=src python scripts/build_regex_cache.py
 """
@@ -14,7 +16,8 @@ from __future__ import annotations
 import _sre
 import re
 
-from radeid.detect import regex_cache
+from radeid.detect import first_words, regex_cache
+from radeid.detect.protected import ProtectedContent
 
 
 def main() -> None:
@@ -31,6 +34,11 @@ def main() -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(regex_cache.dump(entries))
     print(f"{len(entries)} patterns -> {path} ({path.stat().st_size:,} bytes)")
+    gates = first_words.stored_path()
+    protected = ProtectedContent.from_files().patterns
+    regexes = [p.regex for p in protected] + [p.requires for p in protected if p.requires is not None]
+    gates.write_bytes(first_words.dump(regexes))
+    print(f"first words -> {gates} ({gates.stat().st_size:,} bytes)")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from radeid.detect.first_words import stored_gate, window_words
 from radeid.detect.pattern_files import MacroExpander, read_pattern_file
 from radeid.detect.regex_cache import compile_pattern
 from radeid.document import Span
@@ -148,6 +149,10 @@ class ProtectedContent:
         # order of the patterns is kept, so equal matches still sort in pattern order).
         self._plans = tuple(_plan(p) for p in self.patterns)
         self._no_digit_plans = tuple(_plan(p) for p in self.patterns if not p.needs_digit)
+        # Word-list patterns with a stored gate (`radeid.detect.first_words`) are skipped for a
+        # window holding no word they can begin with; the window's words are read once for all.
+        self._gated = any(plan[-2:] != (None, None) for plan in self._plans)
+        self._no_digit_gated = any(plan[-2:] != (None, None) for plan in self._no_digit_plans)
 
     @classmethod
     def from_files(
@@ -169,8 +174,21 @@ class ProtectedContent:
         """Every protected match in `text[start:end]` (offsets into `text`), sorted."""
         stop = len(text) if end is None else end
         found: list[ProtectedSpan] = []
-        plans = self._plans if _DIGIT.search(text, start, stop) is not None else self._no_digit_plans
-        for finditer, requires, group, klass, name, soft in plans:
+        if _DIGIT.search(text, start, stop) is not None:
+            plans, gated = self._plans, self._gated
+        else:
+            plans, gated = self._no_digit_plans, self._no_digit_gated
+        words = window_words(text, start, stop) if gated else None
+        for finditer, requires, group, klass, name, soft, gate, requires_gate in plans:
+            if words is not None:  # skip when no word of the window can begin a match (or `requires`)
+                if gate is not None and gate[0].isdisjoint(words[0]) and gate[1].isdisjoint(words[1]):
+                    continue
+                if (
+                    requires_gate is not None
+                    and requires_gate[0].isdisjoint(words[0])
+                    and requires_gate[1].isdisjoint(words[1])
+                ):
+                    continue
             if requires is not None and requires(text, start, stop) is None:
                 continue
             for match in finditer(text, start, stop):
@@ -199,7 +217,8 @@ class ProtectedContent:
         return found
 
 
-#: One pattern as `find` runs it: finditer, requires' search (or None), group, class, name, soft.
+#: One pattern as `find` runs it: finditer, requires' search (or None), group, class, name, soft,
+#: and the gates of the pattern and of `requires`, each (whole first words, prefixes) or None.
 _Plan = tuple[
     Callable[[str, int, int], Iterator[re.Match[str]]],
     Callable[[str, int, int], "re.Match[str] | None"] | None,
@@ -207,12 +226,25 @@ _Plan = tuple[
     str,
     str,
     bool,
+    tuple[frozenset[str], frozenset[str]] | None,
+    tuple[frozenset[str], frozenset[str]] | None,
 ]
 
 
 def _plan(pattern: ProtectedPattern) -> _Plan:
     requires = pattern.requires.search if pattern.requires is not None else None
-    return (pattern.regex.finditer, requires, pattern.group, pattern.klass, pattern.name, pattern.soft)
+    gate = stored_gate(pattern.regex)
+    requires_gate = stored_gate(pattern.requires) if pattern.requires is not None else None
+    return (
+        pattern.regex.finditer,
+        requires,
+        pattern.group,
+        pattern.klass,
+        pattern.name,
+        pattern.soft,
+        None if gate is None else (gate.whole, gate.prefixes),
+        None if requires_gate is None else (requires_gate.whole, requires_gate.prefixes),
+    )
 
 
 #: How far around a PHI proposal protected content is looked for (longer than any protected match).
