@@ -118,3 +118,22 @@ def test_a_read_error_midway_is_reported_after_the_lines_read_before_it(
     ]
     with pytest.raises(RunAborted):
         deidentify_path_parallel(spec_for("mask", batch_size=3), source, tmp_path / "b.jsonl", workers=1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_label_map_is_applied_where_the_lines_are_parsed(tmp_path: Path, write_jsonl, workers: int) -> None:
+    rows = small_reports(12, seed=6)
+    for row in rows:  # gold spans in Presidio's labels: the reader maps them (and checks them)
+        start = row["text"].index(":") + 2
+        row["spans"] = [{"start": start, "end": row["text"].index("\n"), "label": "PERSON"}]
+    rows[4]["spans"] = [{"start": 0, "end": 3, "label": "NOT_A_LABEL"}]
+    source = write_jsonl(tmp_path / "gold.jsonl", rows)
+    spec, options = spec_for("mask", batch_size=4), ReadOptions(label_map="presidio")
+    ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl", options=options, on_error="skip")
+    out = tmp_path / "par.jsonl"
+    summary = deidentify_path_parallel(spec, source, out, workers=workers, options=options, on_error="skip")
+    same_files(tmp_path / "ref.jsonl", out)
+    assert [i.describe() for i in summary.errors + summary.warnings] == [
+        i.describe() for i in ref.errors + ref.warnings
+    ]
+    assert summary.documents == ref.documents

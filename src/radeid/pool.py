@@ -189,6 +189,7 @@ class BatchPool:
         # batch read, replayed in batch order when it is appended; the ids seen so far.
         self.reader: LineReader | None = None
         self.options: ReadOptions | None = None
+        self.mapping: Any = None  # the label map the options name, loaded once
         self.read_back: dict[int, tuple[Any, tuple[ReadIssue, ...], LineBatch]] = {}
         self.seen: set[int] = set()
         if workers == 1:
@@ -224,7 +225,7 @@ class BatchPool:
         if self.local is not None:
             assert self.target is not None
             outcome = _process_lines(
-                self.local, self.target, batch, self.reader.source, lines, self.on_error, self._mapping()
+                self.local, self.target, batch, self.reader.source, lines, self.on_error, self.mapping
             )
             self._done(outcome, lines)
             return
@@ -233,14 +234,10 @@ class BatchPool:
             self._collect(FIRST_COMPLETED)
         self.pending[self.executor.submit(_run_lines, batch, self.reader.source, lines, self.on_error)] = lines
 
-    def _mapping(self) -> Any:
-        assert self.options is not None
-        return self.options.label_mapping()
-
     def _read_here(self, lines: LineBatch) -> tuple[list[Document], Any]:
         """Parse a batch's lines in this process: only on resume, or to name a duplicate id."""
         assert self.reader is not None and self.options is not None
-        return read_batch(self.reader.source, lines, self.options, self._mapping())
+        return read_batch(self.reader.source, lines, self.options, self.mapping)
 
     def resumed_lines(self, record: BatchRecord, lines: LineBatch) -> None:
         """A journaled batch of lines, skipped on resume: report what it read, as it was."""
@@ -375,7 +372,7 @@ def feed_lines(
     read is reported in batch order as batches are appended. A resume checks journaled batches
     against the lines' digest."""
     reader = pool.reader = LineReader(input_path, size)
-    pool.options = options
+    pool.options, pool.mapping = options, options.label_mapping()
     for batch, lines in enumerate(reader.batches()):
         summary.batches += 1
         record = work.done.get(batch)
