@@ -13,7 +13,6 @@ with a ready cache:
 
 from __future__ import annotations
 
-import _sre
 import re
 
 from radeid.detect import first_words, regex_cache
@@ -24,9 +23,7 @@ def main() -> None:
     entries = {}
     for source, flags in regex_cache.bundled_patterns():
         entry = regex_cache.build_entry(source, flags)
-        final_flags, words, groups, groupindex, indexgroup = entry
-        code = list(memoryview(words).cast({2: "H", 4: "I", 8: "L"}[_sre.CODESIZE]))
-        stored = _sre.compile(source, final_flags, code, groups, groupindex, indexgroup)
+        stored = regex_cache.from_entry(source, entry)
         if stored != re.compile(source, flags) or stored.groupindex != re.compile(source, flags).groupindex:
             raise SystemExit(f"stored form differs from re.compile for a pattern of {len(source)} characters")
         entries[(source, flags)] = entry

@@ -97,7 +97,7 @@ class LineReader:
     def finish(self, summary: RunSummary, on_error: OnError) -> None:
         """After the last batch: the tail issue, or the warning of an input without a record."""
         if self.tail is not None:
-            replay((self.tail,), summary, on_error, set(), lambda _n: None)
+            report_issue(self.tail, summary, on_error)
         elif self.lines == 0:
             summary.warnings.append(no_documents_issue(self.source))
 

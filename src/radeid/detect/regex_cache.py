@@ -43,6 +43,7 @@ __all__ = [
     "compile_pattern",
     "dump",
     "engine_tag",
+    "from_entry",
     "loaded_entries",
     "recording",
 ]
@@ -99,15 +100,19 @@ def compile_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
         _recorded.append((source, flags))
     entry = loaded_entries().get((source, flags))
     if entry is not None:
-        final_flags, words, groups, groupindex, indexgroup = entry
-        word = _word_type()
         try:
-            code = array(word, words).tolist()  # type: ignore[arg-type]
-            pattern: re.Pattern[str] = _sre.compile(source, final_flags, code, groups, dict(groupindex), indexgroup)
-            return pattern
+            return from_entry(source, entry)
         except Exception as exc:  # noqa: BLE001 - never worse than compiling
             log.debug("stored regex rejected (%s); compiling instead", type(exc).__name__)
     return re.compile(source, flags)
+
+
+def from_entry(source: str, entry: Entry) -> re.Pattern[str]:
+    """The pattern a stored entry describes (the engine validates the opcodes, and raises if bad)."""
+    final_flags, words, groups, groupindex, indexgroup = entry
+    code = array(_word_type(), words).tolist()  # type: ignore[arg-type]
+    pattern: re.Pattern[str] = _sre.compile(source, final_flags, code, groups, dict(groupindex), indexgroup)
+    return pattern
 
 
 @contextmanager
