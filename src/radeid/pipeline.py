@@ -8,6 +8,7 @@ every component is looked up by name in its registry (`radeid.detect.base.DETECT
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import islice
 
 from radeid.config import Config
@@ -15,8 +16,19 @@ from radeid.detect.base import Detector, build_detector
 from radeid.document import Document, Result, Span
 from radeid.replace import Replacer, build_replacer
 from radeid.resolve import Resolver
+from radeid.trace import Decision
 
-__all__ = ["Deidentifier", "build_detector"]
+
+@dataclass(frozen=True)
+class Explanation:
+    """One document's detection, recorded: proposals per detector, the resolver's decisions, the result."""
+
+    document: Document
+    proposals: dict[str, list[Span]]
+    decisions: tuple[Decision, ...]
+    spans: tuple[Span, ...]
+
+__all__ = ["Deidentifier", "Explanation", "build_detector"]
 
 
 class Deidentifier:
@@ -62,6 +74,19 @@ class Deidentifier:
             for found, spans in zip(proposals, detector.detect(docs), strict=True):
                 found.extend(spans)
         return [self.resolver.resolve(doc.text, spans) for doc, spans in zip(docs, proposals, strict=True)]
+
+    def explain(self, doc: Document) -> Explanation:
+        """Every detector's proposals for `doc`, what the resolver did with each, and the result.
+
+        The answer to "why was this not removed?" (`radeid explain`); the same detection as
+        `detect`, only recorded.
+        """
+        proposals: dict[str, list[Span]] = {}
+        for detector in self.detectors:
+            proposals[detector.name] = list(detector.detect([doc])[0])
+        decisions: list[Decision] = []
+        final = self.resolver.resolve(doc.text, [s for spans in proposals.values() for s in spans], decisions)
+        return Explanation(doc, proposals, tuple(decisions), tuple(final))
 
     def deidentify(self, docs: Sequence[Document]) -> list[Result]:
         return [self.replacer.replace(doc, spans) for doc, spans in zip(docs, self.detect(docs), strict=True)]

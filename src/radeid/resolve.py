@@ -31,6 +31,7 @@ from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
 from radeid.edges import CREDENTIALS, clean_edges, extend_to_word_boundaries, tighten
 from radeid.sections import ResolverConfig
+from radeid.trace import Decision
 from radeid.wordlists import bundled_data_path, read_word_list
 
 #: Up to two words after a span, on the same line, to test eponym phrases like "Baker cyst".
@@ -114,27 +115,55 @@ class Resolver:
         forms = FormChecker(config.rules.age_threshold) if config.resolver.form_check_sources else None
         return cls(config.resolver, protected=protected, forms=forms)
 
-    def resolve(self, text: str, spans: Iterable[Span]) -> list[Span]:
-        kept = [s for s in spans if s.score >= self.config.min_score and s.end <= len(text)]
+    def resolve(self, text: str, spans: Iterable[Span], trace: list[Decision] | None = None) -> list[Span]:
+        """The final spans of `text`; every change to a proposal is appended to `trace` when given."""
+        proposals = list(spans)
+        kept = [s for s in proposals if s.score >= self.config.min_score and s.end <= len(text)]
+        if trace is not None and len(kept) != len(proposals):
+            trace.extend(Decision("score", "dropped", s, ()) for s in proposals if s not in kept)
         if self.config.extend_to_word_boundaries:
-            kept = [extend_to_word_boundaries(text, s) for s in kept]
+            grown = [extend_to_word_boundaries(text, s) for s in kept]
+            if trace is not None:
+                changed = ((a, b) for a, b in zip(kept, grown, strict=True) if a != b)
+                trace.extend(Decision("extend", "extended", a, (b,)) for a, b in changed)
+            kept = grown
         # Edge cleaning also drops spans of punctuation alone ("," or "/" between two names); the
         # pieces of a span cut at a field separator are form-checked like trimmed spans.
         cleaned: list[Span] = []
-        trimmed: set[Span] = set()
+        # keyed with the source: `Span` equality ignores it, and a rule's span must not be taken for
+        # the model's trimmed piece at the same offsets (that dropped strong rule dates)
+        trimmed: set[tuple[int, int, Category, str]] = set()
         for span in kept:
             pieces = clean_edges(text, span, split=self.config.split_fields)
             if len(pieces) > 1:
-                trimmed.update(pieces)
-            cleaned.extend(p for p in pieces if not self._allowed(text, p))
+                trimmed.update(map(_key, pieces))
+            if trace is not None and pieces != [span]:
+                action = "dropped" if not pieces else ("split" if len(pieces) > 1 else "trimmed")
+                trace.append(Decision("edges", action, span, tuple(pieces)))
+            for piece in pieces:
+                if not self.is_strong(piece) and self._allowed(text, piece):
+                    if trace is not None:
+                        trace.append(Decision("allow_list", "dropped", piece, (), normalize_term(piece.text_in(text))))
+                else:
+                    cleaned.append(piece)
         kept = cleaned
         if self.protected is not None and kept:
-            kept, cut = self._apply_protected(text, kept)
+            kept, cut = self._apply_protected(text, kept, trace)
             trimmed |= cut
         if self.forms is not None:
-            kept = [s for s in kept if not (s in trimmed or self._is_form_checked(s)) or self.forms.plausible(text, s)]
-        merged = merge_overlaps(kept, self.rank)
-        return _drop_credentials(text, merge_touching(text, merged, self.merge_categories))
+            checked = []
+            for s in kept:
+                if not self.is_strong(s) and (_key(s) in trimmed or self._is_form_checked(s)):
+                    failed = self.forms.failure(text, s)
+                    if failed is not None:
+                        if trace is not None:
+                            trace.append(Decision("form", "dropped", s, (), failed))
+                        continue
+                checked.append(s)
+            kept = checked
+        merged = merge_overlaps(kept, self.rank, trace)
+        joined = merge_touching(text, merged, self.merge_categories, trace)
+        return _drop_credentials(text, joined, trace)
 
     def is_strong(self, span: Span) -> bool:
         """Spans of strong sources (validated cued rules, the deny list) beat protected content."""
@@ -153,7 +182,9 @@ class Resolver:
             self._form_checked_of[source] = checked
         return checked
 
-    def _apply_protected(self, text: str, spans: list[Span]) -> tuple[list[Span], set[Span]]:
+    def _apply_protected(
+        self, text: str, spans: list[Span], trace: list[Decision] | None = None
+    ) -> tuple[list[Span], set[tuple[int, int, Category, str]]]:
         """Drop spans inside protected content; settle spans that overlap its edges.
 
         A clinical value at a span's edge is cut off (the rest is form-checked by the caller); a
@@ -171,22 +202,34 @@ class Resolver:
         hard = _Intervals((p.start, p.end) for p in found if not p.soft)
         soft = _Intervals((p.start, p.end) for p in found if p.soft)
         kept: list[Span] = []
-        trimmed: set[Span] = set()
+        trimmed: set[tuple[int, int, Category, str]] = set()
+
+        def note(span: Span, after: tuple[Span, ...]) -> None:
+            if trace is not None:
+                reason = ",".join(
+                    sorted({f"{p.klass}/{p.name}" for p in found if p.start < span.end and span.start < p.end})
+                )
+                trace.append(Decision("protected", "trimmed" if after else "dropped", span, after, reason))
+
         for span in spans:
             if self.is_strong(span) or not every.overlapping(span.start, span.end):
                 kept.append(span)
                 continue
             if every.contains(span.start, span.end):
+                note(span, ())
                 continue
             start, end = hard.cut_edges(span.start, span.end)
             if _inside_word(text, start) or _inside_word(text, end):
+                note(span, ())
                 continue  # the cut left a fragment of a word ("4007" of a longer code): no PHI
             start, end = tighten(text, start, end)
             if end <= start or not any(ch.isalnum() for ch in text[start:end]):
+                note(span, ())
                 continue
             rest_start, rest_end = soft.cut_edges(start, end)
             if (rest_start, rest_end) != (start, end):
                 if only_function_words(text[rest_start:rest_end]):
+                    note(span, ())
                     continue
                 # a clinical word set off by punctuation is a field of its own ("Riverbend Hospital,
                 # IR Suite 2", "Larkspur Hospital - Medicine Service"): cut it off; joined by a plain
@@ -194,13 +237,15 @@ class Resolver:
                 if _set_off(text, start, end, rest_start, rest_end):
                     start, end = tighten(text, rest_start, rest_end)
                     if end <= start:
+                        note(span, ())
                         continue
             if (start, end) == (span.start, span.end):
                 kept.append(span)
             else:
                 piece = span.with_(start=start, end=end)
                 kept.append(piece)
-                trimmed.add(piece)
+                trimmed.add(_key(piece))
+                note(span, (piece,))
         return kept, trimmed
 
     def rank(self, span: Span) -> tuple[int, int, float]:
@@ -227,6 +272,11 @@ class Resolver:
         return any(normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1))
 
 
+def _key(span: Span) -> tuple[int, int, Category, str]:
+    """A span's identity with its source (`Span` equality leaves the source out)."""
+    return (span.start, span.end, span.category, span.source)
+
+
 def possessive_forms(terms: Collection[str]) -> frozenset[str]:
     """`terms` and their possessives: "term's", "term’s", and "terms'" for a term ending in s. A
     span's text is allowed when it is a term or a term's possessive: one lookup in this set."""
@@ -248,19 +298,28 @@ def source_priority(source: str, priorities: Mapping[str, int]) -> int:
     return 0
 
 
-def merge_overlaps(spans: Sequence[Span], rank: Callable[[Span], tuple[Any, ...]]) -> list[Span]:
+def merge_overlaps(
+    spans: Sequence[Span], rank: Callable[[Span], tuple[Any, ...]], trace: list[Decision] | None = None
+) -> list[Span]:
     """Merge each group of overlapping spans into one: union extent, category of the best-ranked."""
     result: list[Span] = []
     group: list[Span] = []
     group_end = -1
+
+    def close() -> None:
+        merged = _merge_group(group, rank)
+        if trace is not None and len(group) > 1:
+            trace.extend(Decision("merge", "merged", s, (merged,)) for s in group)
+        result.append(merged)
+
     for span in sorted(spans, key=lambda s: (s.start, -s.end)):
         if group and span.start >= group_end:
-            result.append(_merge_group(group, rank))
+            close()
             group = []
         group.append(span)
         group_end = max(group_end, span.end) if len(group) > 1 else span.end
     if group:
-        result.append(_merge_group(group, rank))
+        close()
     return result
 
 
@@ -275,7 +334,9 @@ def _merge_group(group: list[Span], rank: Callable[[Span], tuple[Any, ...]]) -> 
     )
 
 
-def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Category]) -> list[Span]:
+def merge_touching(
+    text: str, spans: Sequence[Span], categories: Collection[Category], trace: list[Decision] | None = None
+) -> list[Span]:
     """Join same-category neighbours split by one space or nothing (`Jane` + `Smith` -> `Jane Smith`).
 
     Names and organisations also join across ", " (`LEE, SOO-JIN`, `Davis, Reynolds and Co`), and
@@ -293,6 +354,8 @@ def merge_touching(text: str, spans: Sequence[Span], categories: Collection[Cate
             and _joins(text, prev, span)
         ):
             result[-1] = prev.with_(end=span.end, score=max(prev.score, span.score))
+            if trace is not None:
+                trace.extend(Decision("join", "joined", s, (result[-1],)) for s in (prev, span))
         else:
             result.append(span)
     return result
@@ -328,7 +391,7 @@ def _is_credential(text: str, span: Span) -> bool:
     return text[span.start : span.end].replace(".", "").upper() in CREDENTIALS
 
 
-def _drop_credentials(text: str, spans: list[Span]) -> list[Span]:
+def _drop_credentials(text: str, spans: list[Span], trace: list[Decision] | None = None) -> list[Span]:
     """A degree after a person's name ("Reuben Castellanos, MD", "Soto, PA-C") is not PHI, even when
     a model calls it a place (MD and PA are also state codes)."""
     out: list[Span] = []
@@ -339,6 +402,8 @@ def _drop_credentials(text: str, spans: list[Span]) -> list[Span]:
             and text[out[-1].end : span.start] in (",", ", ")
             and _is_credential(text, span)
         ):
+            if trace is not None:
+                trace.append(Decision("credential", "dropped", span, ()))
             continue
         out.append(span)
     return out

@@ -205,21 +205,26 @@ class FormChecker:
         return self._common
 
     def plausible(self, text: str, span: Span) -> bool:
+        return self.failure(text, span) is None
+
+    def failure(self, text: str, span: Span) -> str | None:
+        """The name of the check `span` fails (`common_word`, `date`, ...), or None when it passes."""
         piece = text[span.start : span.end]
         if not any(ch.isalnum() for ch in piece):
-            return False
+            return "no_alnum"
         check = self._checks.get(span.category)
         if check is not None:
-            return check(text, span, piece)
+            return None if check(text, span, piece) else span.category.value.lower()
         if span.category in _NAME_CATEGORIES:
             if span.category is not Category.LOCATION and not any(ch.isalpha() for ch in piece):
-                return False  # a name, hospital or vendor has letters ("3" of "reading room 3" has none)
-            return not (
-                self.is_common_word(piece)
-                or self.is_lower_case_prose(piece)
-                or (span.category in _PROPER_NAMES and _lower_case_in_cased_text(text, piece))
-            )
-        return True
+                return "no_letters"  # a name, hospital or vendor has letters ("3" of "reading room 3")
+            if self.is_common_word(piece):
+                return "common_word"
+            if self.is_lower_case_prose(piece):
+                return "lower_case_prose"
+            if span.category in _PROPER_NAMES and _lower_case_in_cased_text(text, piece):
+                return "lower_case_in_cased_text"
+        return None
 
     def is_lower_case_prose(self, piece: str) -> bool:
         """Several words, all lower case and common ("bone marrow"): prose, not a proper name."""
