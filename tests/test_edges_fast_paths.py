@@ -130,9 +130,10 @@ def ref_clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
             if cut is not None and cut.start() > start:
                 start, end = ref_tighten(text, start, cut.start())
             start, end = ref_drop_possessive(text, start, end)
-            end = ref_keep_initial_period(text, start, end)
         if span.category in _PROPER and end > start:
             start, end = ref_strip_lower_words(text, start, end)
+        if span.category in _PERSONS and end > start:
+            end = ref_keep_initial_period(text, start, end)
         if end <= start or not any(ch.isalnum() for ch in text[start:end]):
             continue
         out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))

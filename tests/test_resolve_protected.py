@@ -58,9 +58,10 @@ def test_protected_text_at_an_edge_is_cut_off_and_the_rest_is_checked(resolver: 
     # a clinical word at an edge ("soft") leaves a proper name whole: "Discovery NM" is a scanner
     text = "Scanner: Discovery NM."
     assert resolved(resolver, text, ("Discovery NM", Category.VENDOR, "transformer")) == [("Discovery NM", "VENDOR")]
+    # (and a model's piece of a facility name grows to the whole name, "Clinic" included)
     text = "seen at Lakeside General Neurology Clinic"
     assert resolved(resolver, text, ("Lakeside General Neurology", HO, "transformer")) == [
-        ("Lakeside General Neurology", "HOSPITAL")
+        ("Lakeside General Neurology Clinic", "HOSPITAL")
     ]
     # ... unless the rest is only function words
     assert resolved(resolver, "seen in the ED today", ("the ED", HO, "transformer")) == []

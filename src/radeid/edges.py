@@ -172,9 +172,12 @@ def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
             if cut is not None and cut.start() > start:
                 start, end = tighten(text, start, cut.start())
             start, end = _drop_possessive(text, start, end)
-            end = _keep_initial_period(text, start, end)
         if span.category in _PROPER and end > start:
             start, end = _strip_lower_words(text, start, end)
+        if span.category in _PERSONS and end > start:
+            # after the lower-case words are stripped: that step tightens the span, which took the
+            # initial's period off again ("Mary A." -> "Mary A")
+            end = _keep_initial_period(text, start, end)
         if end <= start or not (text[start].isalnum() or any(ch.isalnum() for ch in text[start:end])):
             continue
         out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))

@@ -26,7 +26,9 @@ from typing import Any
 
 from radeid.categories import Category
 from radeid.config import Config
+from radeid.detect.completion import complete
 from radeid.detect.forms import FormChecker, only_function_words
+from radeid.detect.gazetteer import is_place_name, place_context
 from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
 from radeid.edges import CREDENTIALS, clean_edges, extend_to_word_boundaries, tighten
@@ -127,6 +129,15 @@ class Resolver:
                 changed = ((a, b) for a, b in zip(kept, grown, strict=True) if a != b)
                 trace.extend(Decision("extend", "extended", a, (b,)) for a, b in changed)
             kept = grown
+        # a model's piece of a date or a facility name grows to the whole entity (or a span holding
+        # two dates splits into them) before anything judges it
+        completed: list[Span] = []
+        for span in kept:
+            whole = complete(text, span) if self._is_form_checked(span) and not self.is_strong(span) else [span]
+            if trace is not None and whole != [span]:
+                trace.append(Decision("complete", "extended", span, tuple(whole), span.category.value.lower()))
+            completed.extend(whole)
+        kept = completed
         # Edge cleaning also drops spans of punctuation alone ("," or "/" between two names); the
         # pieces of a span cut at a field separator are form-checked like trimmed spans.
         cleaned: list[Span] = []
@@ -154,6 +165,13 @@ class Resolver:
             checked = []
             for s in kept:
                 if not self.is_strong(s) and (_key(s) in trimmed or self._is_form_checked(s)):
+                    place = _place_evidence(text, s)
+                    if place is not None:
+                        if trace is not None:
+                            action = "relabelled" if place != s else "kept"
+                            trace.append(Decision("form", action, s, (place,), "gazetteer"))
+                        checked.append(place)
+                        continue
                     failed = self.forms.failure(text, s)
                     if failed is not None:
                         if trace is not None:
@@ -270,6 +288,25 @@ class Resolver:
             return False
         words = following.group(0).split()
         return any(normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1))
+
+
+#: Categories a model gives a city it has read as a name ("Chicago" as HOSPITAL): a place in a place
+#: context becomes LOCATION.
+_PLACE_CATEGORIES = frozenset(
+    {Category.LOCATION, Category.HOSPITAL, Category.VENDOR, Category.PATIENT, Category.HCW}
+)
+
+
+def _place_evidence(text: str, span: Span) -> Span | None:
+    """`span` as a LOCATION when its whole text is a gazetteer place in a place context (positive
+    evidence that outweighs the common-word form check), else None."""
+    if span.category not in _PLACE_CATEGORIES:
+        return None
+    if not is_place_name(text[span.start : span.end]) or not place_context(text, span.start, span.end):
+        return None
+    if span.category is Category.LOCATION:
+        return span
+    return span.with_(category=Category.LOCATION, subtype="CITY")
 
 
 def _key(span: Span) -> tuple[int, int, Category, str]:

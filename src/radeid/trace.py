@@ -18,7 +18,8 @@ __all__ = ["Decision", "removed_ranges"]
 #: The resolver's steps, in the order it runs them.
 STEPS = (
     "score",  # below min_score
-    "extend",  # grown to whole words (or a model piece grown to the whole entity)
+    "extend",  # grown to whole words
+    "complete",  # a model's piece grown to the whole date or facility name (or split into dates)
     "edges",  # cut at a field separator, edge punctuation, lower-case words, a possessive
     "allow_list",  # the whole span is an allow-listed term
     "protected",  # protected content (reason: class/pattern)

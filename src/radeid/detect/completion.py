@@ -1,0 +1,138 @@
+"""Complete a model's piece of an entity to the whole entity, instead of judging the piece.
+
+A token classifier often tags part of an entity: `9` of `9-9-14`, `Aug 10,` without its `'23`,
+`General` of `St. Mary's General`, two dates as one span (`12-11-09. 9-16-07`). Judged alone, such
+a piece fails its form check ("9" is no date, "General" is a common word) and the whole entity is
+left visible. The resolver therefore grows a model's DATE piece to the date-shaped text around it
+(or splits a span holding several dates into them) and a HOSPITAL piece to the capitalised facility
+name around it, and then form-checks the result. Pieces with no such shape around them are left
+as they are, so the form checks still drop "rounds" or "Society".
+"""
+
+from __future__ import annotations
+
+import re
+
+from radeid.categories import Category
+from radeid.detect.forms import looks_like_date
+from radeid.document import Span
+
+__all__ = ["complete"]
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_YEAR_TAIL = r"(?:,?[ \t]+(?:'\d{2}|\d{4}))?"
+#: Date-shaped text: numeric (4-25-10, 11/22, 2019-07-04), month first (Aug 10, '23; March 3rd,
+#: 2019) and day first (3 March 2019, 3rd of March).
+_DATE_SHAPE = re.compile(
+    r"(?<![\w/.-])\d{1,4}(?:[/.-]\d{1,4}){1,2}(?![\w/-]|\.\d)"
+    rf"|(?i:(?<![\w]){_MONTH}\.?(?:[ \t]+\d{{1,2}}(?:st|nd|rd|th)?(?![\w]))?{_YEAR_TAIL})(?![\w])"
+    rf"|(?i:(?<![\w])\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH}\.?{_YEAR_TAIL})(?![\w])"
+)
+#: Words that make a run of capitalised words a facility or organisation name.
+_FACILITY_HEADS = frozenset(
+    """hospital hospitals health healthcare medical center centre clinic clinics general county memorial
+    regional infirmary institute university college system network associates group partners imaging
+    radiology diagnostics laboratories laboratory labs pharmacy rehabilitation rehab hospice lines inc
+    llc corp corporation company foundation sanatorium care physicians practice surgery surgical
+    specialists services""".split()
+)
+_NAME_WORD = re.compile(r"(?:St\.|Mt\.|Ste\.|[A-Z][\w'’&-]*|&)")
+_CONNECTORS = frozenset({"of", "the", "and", "for", "&"})
+#: At most this many words are added on each side of the piece.
+_MAX_WORDS = 5
+
+
+def complete(text: str, span: Span) -> list[Span]:
+    """`span` grown to the whole entity its category's shape finds around it (possibly several
+    dates), or `[span]` unchanged."""
+    if span.category is Category.DATE:
+        return _complete_date(text, span)
+    if span.category is Category.HOSPITAL:
+        return [_complete_facility(text, span)]
+    return [span]
+
+
+def _complete_date(text: str, span: Span) -> list[Span]:
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.end)
+    line_end = len(text) if line_end < 0 else line_end
+    dates = [
+        m
+        for m in _DATE_SHAPE.finditer(text, max(line_start, span.start - 24), min(line_end, span.end + 24))
+        if m.start() < span.end and span.start < m.end() and looks_like_date(m.group())
+    ]
+    if not dates:
+        return [span]
+    piece = text[span.start : span.end]
+    inside_one = any(m.start() <= span.start and span.end <= m.end() and m.span() != span_range(span) for m in dates)
+    if len(dates) == 1 and not inside_one and looks_like_date(piece):
+        return [span]  # already a whole date
+    return [span.with_(start=m.start(), end=m.end()) for m in dates]
+
+
+def _complete_facility(text: str, span: Span) -> Span:
+    start, end = span.start, span.end
+    words = 0
+    # leftwards: capitalised words (and "of"/"the" between them) on the same line
+    while words < _MAX_WORDS:
+        match = re.search(r"(\S+)[ \t]+\Z", text[max(0, start - 40) : start])
+        if match is None:
+            break
+        word = match.group(1)
+        connector = word.lower() in _CONNECTORS and _left_cap(text, start - len(match.group(0)))
+        if not _name_word(word) and not connector:
+            break
+        start -= len(match.group(0))
+        words += 1
+    words = 0
+    while words < _MAX_WORDS:
+        match = re.match(r"[ \t]+(\S+)", text[end : end + 40])
+        if match is None:
+            break
+        word = match.group(1).rstrip(",;:)")
+        if not _name_word(word) and not (word.lower() in _CONNECTORS and _right_cap(text, end + len(match.group(0)))):
+            break
+        end += match.start(1) + len(word)
+        words += 1
+    start, end = _trim_connectors(text, start, end)
+    if (start, end) == (span.start, span.end):
+        return span
+    name_words = re.findall(r"[\w']+", text[start:end].lower())
+    if not any(w.removesuffix("'s") in _FACILITY_HEADS for w in name_words):
+        return span
+    return span.with_(start=start, end=end)
+
+
+def span_range(span: Span) -> tuple[int, int]:
+    return (span.start, span.end)
+
+
+def _name_word(word: str) -> bool:
+    """A capitalised word of a name ("Mary's", "St.", "County"), not a sentence's last word."""
+    if not _NAME_WORD.fullmatch(word):
+        return False
+    return not word.endswith(".") or word in ("St.", "Mt.", "Ste.")
+
+
+def _left_cap(text: str, offset: int) -> bool:
+    match = re.search(r"(\S+)[ \t]+\Z", text[max(0, offset - 40) : offset])
+    return match is not None and _name_word(match.group(1))
+
+
+def _right_cap(text: str, offset: int) -> bool:
+    match = re.match(r"[ \t]+(\S+)", text[offset : offset + 40])
+    return match is not None and _name_word(match.group(1).rstrip(",;:)"))
+
+
+def _trim_connectors(text: str, start: int, end: int) -> tuple[int, int]:
+    words = list(re.finditer(r"\S+", text[start:end]))
+    while words and words[0].group().lower() in _CONNECTORS:
+        words.pop(0)
+    while words and words[-1].group().lower() in _CONNECTORS:
+        words.pop()
+    if not words:
+        return start, end
+    return start + words[0].start(), start + words[-1].end()

