@@ -35,6 +35,7 @@ from radeid.cli_support import (
 from radeid.config import Config, ConfigError
 from radeid.ensemble_command import register as register_ensemble
 from radeid.evaluate.commands import register as register_evaluate
+from radeid.explain_command import register as register_explain
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions, estimate_total
@@ -429,6 +430,7 @@ def default_config() -> None:
 
 register_ensemble(app)
 register_evaluate(app)
+register_explain(app)
 register_model(app)
 register_review(app)
 register_server(app)
