@@ -210,3 +210,53 @@ def test_the_bundled_gazetteer_is_what_the_build_script_makes_of_the_installed_g
     assert {"Chicago", "Miami", "Buffalo", "Vegas", "Cook County"} <= set(names)
     bundled = [line for line in bundled_data_path("lexicons", "gazetteer_places.txt").read_text().splitlines()[2:]]
     assert bundled == names
+
+
+def test_a_detected_name_is_found_at_its_other_mentions(resolver: Resolver) -> None:
+    text = "Patient John Carver was seen. CARVER reports pain. Carver's wife called. carver agreed."
+    found = resolved(resolver, text, ("John Carver", P, "rules/name_patient_label"))
+    assert found == [("John Carver", "PATIENT"), ("CARVER", "PATIENT"), ("Carver", "PATIENT"), ("carver", "PATIENT")]
+    trace: list[Decision] = []
+    resolver.resolve(text, spans_of(text, ("John Carver", P, "rules/name_patient_label")), trace)
+    added = [d for d in trace if d.step == "propagate"]
+    assert [(text[d.after[0].start : d.after[0].end], d.after[0].source) for d in added] == [
+        ("CARVER", "propagate/rules/name_patient_label"),
+        ("Carver", "propagate/rules/name_patient_label"),
+        ("carver", "propagate/rules/name_patient_label"),
+    ]
+
+
+def test_an_id_and_a_facility_propagate_with_their_category(resolver: Resolver) -> None:
+    text = "MRN 12345678. Seen at Open Sky Imaging. Records: 12345678 (open sky imaging)."
+    found = resolved(
+        resolver, text, ("12345678", ID, "rules/id_mrn"), ("Open Sky Imaging", HO, "rules/hospital_name_facility")
+    )
+    assert found == [
+        ("12345678", "ID"),
+        ("Open Sky Imaging", "HOSPITAL"),
+        ("12345678", "ID"),
+        ("open sky imaging", "HOSPITAL"),
+    ]
+
+
+def test_propagation_leaves_common_words_protected_content_and_short_forms(resolver: Resolver) -> None:
+    # "Will" is a common word: only capitalised mid-sentence; "Baker cyst" is protected; "Li" is short
+    text = "Will Grant signed. Will repeat. He will call. Dr Grant saw Mr Baker. Baker cyst noted. Li Na; li."
+    found = resolved(
+        resolver,
+        text,
+        ("Will Grant", P, "rules/name_patient_label"),
+        ("Baker", P, "rules/name_patient_title"),
+        ("Li Na", P, "rules/name_patient_label"),
+    )
+    assert found == [("Will Grant", "PATIENT"), ("Grant", "PATIENT"), ("Baker", "PATIENT"), ("Li Na", "PATIENT")]
+
+
+def test_propagation_can_be_switched_off() -> None:
+    import dataclasses
+
+    config = Config.load()
+    config = dataclasses.replace(config, resolver=dataclasses.replace(config.resolver, propagate=False))
+    off = Resolver.from_config(config)
+    text = "Patient John Carver was seen. Carver agreed."
+    assert resolved(off, text, ("John Carver", P, "rules/name_patient_label")) == [("John Carver", "PATIENT")]

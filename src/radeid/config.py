@@ -268,6 +268,7 @@ def _resolver(data: Mapping[str, Any]) -> ResolverConfig:
         extend_to_word_boundaries=base.extend_to_word_boundaries,
         split_fields=base.split_fields,
         protected=base.protected,
+        propagate=base.propagate,
         strong_sources=base.strong_sources,
         form_check_sources=base.form_check_sources,
         merge_categories=merge,

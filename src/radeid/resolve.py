@@ -14,7 +14,13 @@ non-overlapping set per document. Steps, in order:
 5. form checks (`radeid.detect.forms`) on model spans and on every span trimmed in step 4;
 6. merge overlapping spans (the highest-priority span names the category, the extent is the
    union so no detected character is lost), then join same-category neighbours separated by a
-   single space (never a tab, a run of spaces or a line break: those separate fields).
+   single space (never a tab, a run of spaces or a line break: those separate fields);
+7. propagate (`radeid.detect.propagation`): every other mention of a detected name, ID, street or
+   facility in the document is detected too, unless the allow list or protected content holds it.
+
+Before step 3 a model's piece of a date or facility name grows to the whole entity
+(`radeid.detect.completion`); in step 5 a gazetteer place in a place context outweighs the
+common-word check (`radeid.detect.gazetteer`). Spans of strong sources skip steps 3-5.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from radeid.config import Config
 from radeid.detect.completion import complete
 from radeid.detect.forms import FormChecker, only_function_words
 from radeid.detect.gazetteer import is_place_name, place_context
+from radeid.detect.propagation import propagate
 from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
 from radeid.edges import CREDENTIALS, clean_edges, extend_to_word_boundaries, tighten
@@ -181,7 +188,24 @@ class Resolver:
             kept = checked
         merged = merge_overlaps(kept, self.rank, trace)
         joined = merge_touching(text, merged, self.merge_categories, trace)
-        return _drop_credentials(text, joined, trace)
+        final = _drop_credentials(text, joined, trace)
+        if self.config.propagate and final:
+            final = self._propagate(text, final, trace)
+        return final
+
+    def _propagate(self, text: str, final: list[Span], trace: list[Decision] | None) -> list[Span]:
+        """Add the other mentions of the document's detected entities (`radeid.detect.propagation`);
+        each still passes the allow list and protected content."""
+        extra = [s for s in propagate(text, final) if not self._allowed(text, s)]
+        if extra and self.protected is not None:
+            # whole mentions only: one that protected content would trim is left out
+            whole = {(e.start, e.end) for e in extra}
+            extra = [s for s in self._apply_protected(text, extra)[0] if (s.start, s.end) in whole]
+        if not extra:
+            return final
+        if trace is not None:
+            trace.extend(Decision("propagate", "added", None, (s,), s.source.split("/", 1)[-1]) for s in extra)
+        return merge_touching(text, sorted([*final, *extra]), self.merge_categories, trace)
 
     def is_strong(self, span: Span) -> bool:
         """Spans of strong sources (validated cued rules, the deny list) beat protected content."""

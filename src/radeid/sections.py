@@ -68,6 +68,7 @@ class ResolverConfig:
     extend_to_word_boundaries: bool = True
     split_fields: bool = True
     protected: bool = True
+    propagate: bool = True
     strong_sources: tuple[str, ...] = ()
     form_check_sources: tuple[str, ...] = ()
     merge_categories: tuple[Category, ...] = ()

@@ -88,11 +88,15 @@ def _complete_facility(text: str, span: Span) -> Span:
         start -= len(match.group(0))
         words += 1
     words = 0
+    # rightwards: capitalised words up to the name's head word, then only further head words
+    # ("Mercy General Hospital"; not "Cedar Hollow Community Hospital Outpatient Imaging")
     while words < _MAX_WORDS:
         match = re.match(r"[ \t]+(\S+)", text[end : end + 40])
         if match is None:
             break
         word = match.group(1).rstrip(",;:)")
+        if _is_head(_last_word(text, start, end)) and not _is_head(word):
+            break
         if not _name_word(word) and not (word.lower() in _CONNECTORS and _right_cap(text, end + len(match.group(0)))):
             break
         end += match.start(1) + len(word)
@@ -100,10 +104,26 @@ def _complete_facility(text: str, span: Span) -> Span:
     start, end = _trim_connectors(text, start, end)
     if (start, end) == (span.start, span.end):
         return span
-    name_words = re.findall(r"[\w']+", text[start:end].lower())
-    if not any(w.removesuffix("'s") in _FACILITY_HEADS for w in name_words):
-        return span
+    name_words = re.findall(r"[\w'’]+", text[start:end])
+    if not any(_is_head(w) for w in name_words) or not any(_proper(w) for w in name_words):
+        return span  # no facility word, or nothing but facility words and abbreviations ("Medical ICU")
     return span.with_(start=start, end=end)
+
+
+def _is_head(word: str) -> bool:
+    return word.lower().removesuffix("'s").removesuffix("’s").strip(".,") in _FACILITY_HEADS
+
+
+def _last_word(text: str, start: int, end: int) -> str:
+    words = text[start:end].split()
+    return words[-1] if words else ""
+
+
+def _proper(word: str) -> bool:
+    """A word that names this facility ("Mary's", "Cook", "Open Sky"): capitalised, not a facility
+    word, not an all-caps abbreviation (ICU, MICU: "Medical ICU" is a unit, not a facility)."""
+    bare = word.removesuffix("'s").removesuffix("’s")
+    return bare[:1].isupper() and not _is_head(bare) and not (bare.isupper() and len(bare) <= 5)
 
 
 def span_range(span: Span) -> tuple[int, int]:
