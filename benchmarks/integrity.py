@@ -16,13 +16,29 @@ surrogate mode (keyed surrogates, here with a fixed test key, so runs are repeat
 (c) predicted spans that break the edge rule (`radeid.evaluate.integrity.edge_violations`), per data set,
     with the gold's own count beside them;
 (d) binary token precision and recall, as `benchmarks/accuracy.py` computes them, on `presidio_synth`,
-    a held-out synthetic set (`--synth`) and the 12 bundled examples (`examples/*.txt` + BRAT `.ann`).
+    `meddocan` (Spanish), `tests/data/recall_regression.jsonl` (when it exists), a held-out synthetic set
+    (`--synth`) and the 12 bundled examples (`examples/*.txt` + BRAT `.ann`);
+(e) the veto audit (issue 25): a check that looks free on the data it was tuned on can cost recall
+    elsewhere, so for every set and every check that removes text (`radeid.trace.Decision.check`:
+    `form:common_word`, `protected:<class>` (`--by-pattern`: per pattern), `edges`, `allow_list`,
+    `credential`, `score`, ...) the gold and non-gold evaluation tokens (accuracy.py's) it removed: those
+    its decisions' removed characters (`radeid.trace.removed_ranges`) overlap and no final span covers;
+    tokens another span covers in the end are counted apart as "won back". The transformer's own vetoes
+    run before the resolver and leave no decision: rows `gate` and `transformer.check_forms` count the
+    tokens that the final spans of a run with that option off cover and the default run's do not (the
+    gate-off run is a second model run; check_forms is a filter on the model's spans, so the default
+    run is the check_forms-off run filtered, checked against the default detector on the first batch).
+    Open-i and mtsamples have no gold: non-gold only. `COSTS RECALL` marks a check that removed more
+    gold than non-gold tokens on a set; `--strict` then exits 1.
 
 No document text is printed except with `--show`. Command lines:
 
     python benchmarks/integrity.py                           # default pipeline (rules + lexicons + model)
     python benchmarks/integrity.py --no-model                # rules + lexicons only
     python benchmarks/integrity.py --limit 40                # quick: 40 documents of each set (traps, examples whole)
+    python benchmarks/integrity.py --sets presidio_synth examples traps --by-pattern   # some sets; (e) per pattern
+    python benchmarks/integrity.py --strict                  # exit 1 when a check costs recall on a set
+    python benchmarks/integrity.py --no-audit                # (a)-(d) only: no traces, no gate-off model run
     radeid synth -n 300 --seed 2 --start 500000 -o held_out_synth.jsonl
     python benchmarks/integrity.py --synth held_out_synth.jsonl --json integrity.json
     python benchmarks/integrity.py --config my.toml --data-dir ../shared/data --show
@@ -37,22 +53,27 @@ import json
 import re
 import sys
 import time
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from accuracy import DEFAULT_DATA, read_jsonl, score_labelled_spans, score_phi_free_spans
+from accuracy import DEFAULT_DATA, IGNORED_GOLD, read_jsonl, score_labelled_spans, score_phi_free_spans
 
 from radeid.config import Config
+from radeid.detect.base import Detector, build_detector
 from radeid.document import Document, Result, Span
 from radeid.evaluate.integrity import changed_token_offsets, edge_violations
 from radeid.io.gold import parse_brat_ann
 from radeid.pipeline import Deidentifier
 from radeid.spec import PipelineSpec
+from radeid.tokens import covered_tokens, word_tokens
+from radeid.trace import STEPS, Decision, removed_ranges
 
 REPO = Path(__file__).resolve().parents[1]
 TRAPS = REPO / "tests" / "data" / "integrity_traps.jsonl"
+RECALL_REGRESSION = REPO / "tests" / "data" / "recall_regression.jsonl"
 EXAMPLES = REPO / "examples"
 #: A fixed key, so that the surrogates (and so the changed tokens) are the same on every run.
 TEST_KEY = b"radeid-integrity-benchmark-fixed-test-key"
@@ -62,12 +83,19 @@ _DIGIT = re.compile(r"\d")
 
 @dataclasses.dataclass
 class Run:
-    """One data set through the pipeline: its records, resolved spans and surrogate results."""
+    """One data set through the pipeline: its records, resolved spans and surrogate results.
+
+    With the audit on, also the resolver's decisions per document and, per detector-internal veto
+    (`gate`, `transformer.check_forms`), the final spans of each document with that option off.
+    """
 
     records: list[dict]
     spans: list[list[Span]]
     results: list[Result]
     seconds: float
+    decisions: list[list[Decision]] = dataclasses.field(default_factory=list)
+    off_spans: dict[str, list[list[Span]]] = dataclasses.field(default_factory=dict)
+    off_seconds: float = 0.0
 
 
 def build(config_path: Path | None, no_model: bool) -> Deidentifier:
@@ -79,19 +107,105 @@ def build(config_path: Path | None, no_model: bool) -> Deidentifier:
     return PipelineSpec.surrogates(TEST_KEY, config).build()
 
 
-def run(deid: Deidentifier, records: list[dict]) -> Run:
-    """Detect once and replace those very spans, so spans and output belong together."""
+@dataclasses.dataclass
+class OffRuns:
+    """The transformer rebuilt with each of its own vetoes off: they run before the resolver and leave
+    no `Decision`, so the audit measures them by what the pipeline finds without them.
+
+    `unchecked` (check_forms off, gate as configured) replaces the default model run: its spans that
+    pass `plausible` are exactly what the default detector returns (checked on the first batch), so
+    `transformer.check_forms` costs no model run of its own; `ungated` (gate off) is the second run.
+    """
+
+    index: int  # the transformer's place in `deid.detectors`
+    unchecked: Detector | None
+    ungated: Detector | None
+    verified: bool = False
+
+
+def build_off_runs(deid: Deidentifier) -> OffRuns | None:
+    """The transformer with `check_forms` off and with `gate` off (config via `dataclasses.replace`)."""
+    config = deid.config
+    if "transformer" not in config.pipeline.detectors:
+        return None
+    index = list(config.pipeline.detectors).index("transformer")
+    section = config.transformer
+    unchecked = ungated = None
+    if section.check_forms:
+        unchecked = build_detector("transformer", config.with_section("detectors.transformer", check_forms=False))
+    if section.gate:
+        ungated = build_detector("transformer", config.with_section("detectors.transformer", gate=False))
+    if unchecked is None and ungated is None:
+        return None
+    return OffRuns(index, unchecked, ungated)
+
+
+def run(deid: Deidentifier, records: list[dict], off: OffRuns | None = None, audit: bool = False) -> Run:
+    """Detect once and replace those very spans, so spans and output belong together.
+
+    Detectors and resolver are called one by one (as `Deidentifier.detect` does) so that the
+    resolver's decisions can be recorded (`audit`) and the transformer's proposals swapped for
+    those of `off` (same proposals of the other detectors, same resolver).
+    """
     docs = [Document(str(r["id"]), r["text"], r.get("patient_id")) for r in records]
+    out = Run(records, [], [], 0.0)
     start = time.perf_counter()
-    spans: list[list[Span]] = []
-    results: list[Result] = []
     size = deid.config.pipeline.batch_size
     for i in range(0, len(docs), size):
         batch = docs[i : i + size]
-        found = deid.detect(batch)
-        spans.extend(found)
-        results.extend(deid.replacer.replace(doc, s) for doc, s in zip(batch, found, strict=True))
-    return Run(records, spans, results, time.perf_counter() - start)
+        by_detector: list[list[list[Span]]] = []
+        variants: dict[str, list[list[Span]]] = {}
+        for n, detector in enumerate(deid.detectors):
+            if off is not None and n == off.index:
+                found, extra = _transformer_proposals(detector, batch, off, variants)
+                out.off_seconds += extra
+            else:
+                found = detector.detect(batch)
+            by_detector.append(found)
+        for d, doc in enumerate(batch):
+            proposals = [s for found in by_detector for s in found[d]]
+            decisions: list[Decision] | None = [] if audit else None
+            spans = deid.resolver.resolve(doc.text, proposals, decisions)
+            out.spans.append(spans)
+            out.results.append(deid.replacer.replace(doc, spans))
+            if decisions is not None:
+                out.decisions.append(decisions)
+            resolved_at = time.perf_counter()
+            for option, model_spans in variants.items():
+                assert off is not None
+                swapped = [
+                    s for n, found in enumerate(by_detector) for s in (model_spans[d] if n == off.index else found[d])
+                ]
+                out.off_spans.setdefault(option, []).append(deid.resolver.resolve(doc.text, swapped))
+            out.off_seconds += time.perf_counter() - resolved_at
+    out.seconds = time.perf_counter() - start - out.off_seconds
+    return out
+
+
+def _transformer_proposals(
+    detector: Detector, batch: list[Document], off: OffRuns, variants: dict[str, list[list[Span]]]
+) -> tuple[list[list[Span]], float]:
+    """The default transformer's proposals (from the check_forms-off run when there is one), the off-runs'
+    proposals put in `variants`, and the seconds spent beyond the default run (kept out of docs/s)."""
+    extra = 0.0
+    if off.ungated is not None:
+        start = time.perf_counter()
+        variants["gate"] = off.ungated.detect(batch)
+        extra += time.perf_counter() - start
+    if off.unchecked is None:
+        return detector.detect(batch), extra
+    from radeid.detect.transformer import plausible
+
+    raw = off.unchecked.detect(batch)
+    found = [[s for s in spans if plausible(doc.text, s)] for doc, spans in zip(batch, raw, strict=True)]
+    variants["transformer.check_forms"] = raw
+    if not off.verified:  # the shortcut must give the default detector's spans, or the audit is wrong
+        start = time.perf_counter()
+        if detector.detect(batch) != found:
+            raise SystemExit("veto audit: the check_forms-off run filtered by `plausible` is not the default run")
+        off.verified = True
+        extra += time.perf_counter() - start
+    return found, extra
 
 
 def held_out(record_id: str) -> bool:
@@ -101,7 +215,15 @@ def held_out(record_id: str) -> bool:
 
 def subset(r: Run, keep: Sequence[bool]) -> Run:
     pick = [i for i, k in enumerate(keep) if k]
-    return Run([r.records[i] for i in pick], [r.spans[i] for i in pick], [r.results[i] for i in pick], r.seconds)
+    return Run(
+        [r.records[i] for i in pick],
+        [r.spans[i] for i in pick],
+        [r.results[i] for i in pick],
+        r.seconds,
+        [r.decisions[i] for i in pick] if r.decisions else [],
+        {option: [spans[i] for i in pick] for option, spans in r.off_spans.items()},
+        r.off_seconds,
+    )
 
 
 # -- (a) changed tokens on PHI-free prose ---------------------------------------------------------
@@ -225,6 +347,136 @@ def edges(r: Run) -> dict[str, Any]:
     }
 
 
+# -- (e) veto audit ---------------------------------------------------------------------------------
+
+#: Sets without gold: every token they lose is a non-gold token, and no check there "costs recall".
+PHI_FREE_SETS = frozenset({"openi_iu", "mtsamples"})
+#: Rows for the transformer's own vetoes, measured by a run with the option off.
+OPTION_ROWS = {"gate": "gate", "transformer.check_forms": "transformer.check_forms"}
+COUNT_KEYS = ("gold_removed", "non_gold_removed", "gold_won_back", "non_gold_won_back")
+
+
+def evaluation_tokens(record: dict) -> tuple[list[tuple[int, int]], list[bool], list[bool]]:
+    """Tokens, gold flags and skip flags, as `benchmarks/accuracy.py` counts them: a token under OTHER
+    gold only, or under an Open-i `XXXX` placeholder, is neither gold nor non-gold."""
+    tokens = word_tokens(record["text"])
+    gold_spans = record.get("spans", [])
+    gold = covered_tokens(tokens, [(g["start"], g["end"]) for g in gold_spans if g["category"] not in IGNORED_GOLD])
+    ignored_ranges = [(g["start"], g["end"]) for g in gold_spans if g["category"] in IGNORED_GOLD]
+    ignored_ranges += [(int(a), int(b)) for a, b in record.get("placeholders", [])]
+    ignored = covered_tokens(tokens, ignored_ranges) if ignored_ranges else [False] * len(tokens)
+    return tokens, gold, [ig and not g for ig, g in zip(ignored, gold, strict=True)]
+
+
+def check_name(decision: Decision, by_pattern: bool = False) -> str:
+    """The audit row of a decision: `form:<check>`, `protected:<class>` (`<class>/<pattern>` with
+    `by_pattern`), else the step alone: the allow list's reason is the document's own term, never a
+    row name. A step the resolver adds later keeps its reason (`Decision.check`)."""
+    if decision.step == "protected":
+        if by_pattern or not decision.reason:
+            return decision.check
+        return "protected:" + "+".join(sorted({part.split("/", 1)[0] for part in decision.reason.split(",")}))
+    if decision.step == "form" or decision.step not in STEPS:
+        return decision.check
+    return decision.step
+
+
+def _overlapping(starts: Sequence[int], ends: Sequence[int], start: int, end: int) -> range:
+    """Indices of the (sorted, disjoint) tokens that overlap `[start, end)`."""
+    return range(bisect_right(ends, start), bisect_left(starts, end))
+
+
+def veto_counts(
+    tokens: Sequence[tuple[int, int]],
+    gold: Sequence[bool],
+    skip: Sequence[bool],
+    final: Iterable[Span],
+    decisions: Iterable[Decision],
+    by_pattern: bool = False,
+) -> dict[str, Counter[str]]:
+    """Per check, the tokens its decisions took away (`removed_ranges`), split by gold and by whether a
+    final span covers them in the end (`won_back`) or not (`removed`: what the check cost). A token
+    taken by several decisions of one check counts once for it, and once for every other check."""
+    starts = [a for a, _ in tokens]
+    ends = [b for _, b in tokens]
+    covered = covered_tokens(tokens, [(s.start, s.end) for s in final])
+    taken: dict[str, set[int]] = {}
+    for decision in decisions:
+        ranges = removed_ranges(decision)
+        if not ranges:
+            continue
+        hit = taken.setdefault(check_name(decision, by_pattern), set())
+        for start, end in ranges:
+            hit.update(i for i in _overlapping(starts, ends, start, end) if not skip[i])
+    out: dict[str, Counter[str]] = {}
+    for check, hit in taken.items():
+        counts: Counter[str] = Counter({key: 0 for key in COUNT_KEYS})
+        for i in hit:
+            counts[("gold_" if gold[i] else "non_gold_") + ("won_back" if covered[i] else "removed")] += 1
+        out[check] = counts
+    return out
+
+
+def option_counts(
+    tokens: Sequence[tuple[int, int]],
+    gold: Sequence[bool],
+    skip: Sequence[bool],
+    default: Iterable[Span],
+    without: Iterable[Span],
+) -> Counter[str]:
+    """What a detector-internal veto cost: tokens the run `without` it covers and the default run does
+    not (`removed`); and the other way round (`only_with_it`: what the option gained)."""
+    on = covered_tokens(tokens, [(s.start, s.end) for s in default])
+    off = covered_tokens(tokens, [(s.start, s.end) for s in without])
+    counts: Counter[str] = Counter({key: 0 for key in ("gold_removed", "non_gold_removed")})
+    counts.update({"gold_only_with_it": 0, "non_gold_only_with_it": 0})
+    for is_on, is_off, is_gold, is_skipped in zip(on, off, gold, skip, strict=True):
+        if is_skipped or is_on == is_off:
+            continue
+        kind = "gold_" if is_gold else "non_gold_"
+        counts[kind + ("removed" if is_off else "only_with_it")] += 1
+    return counts
+
+
+def costs_recall(counts: Counter[str] | dict[str, int]) -> bool:
+    """A check that took more gold than non-gold tokens from the final output."""
+    return counts["gold_removed"] > counts["non_gold_removed"]
+
+
+def veto_audit(runs: dict[str, Run], by_pattern: bool = False) -> dict[str, Any]:
+    """Per set and per check, gold and non-gold tokens removed and won back; the (check, set) pairs that
+    cost recall. Sets without gold count non-gold tokens only."""
+    sets: dict[str, Any] = {}
+    flagged: list[list[str]] = []
+    for name, r in runs.items():
+        if not r.decisions:
+            continue
+        labelled = name not in PHI_FREE_SETS
+        totals: Counter[str] = Counter()
+        checks: dict[str, Counter[str]] = {}
+        for d, record in enumerate(r.records):
+            tokens, gold, skip = evaluation_tokens(record)
+            totals["gold_tokens"] += sum(g and not k for g, k in zip(gold, skip, strict=True))
+            totals["non_gold_tokens"] += sum(not g and not k for g, k in zip(gold, skip, strict=True))
+            for check, counts in veto_counts(tokens, gold, skip, r.spans[d], r.decisions[d], by_pattern).items():
+                checks.setdefault(check, Counter()).update(counts)
+            for option, spans in r.off_spans.items():
+                counts = option_counts(tokens, gold, skip, r.spans[d], spans[d])
+                checks.setdefault(OPTION_ROWS.get(option, option), Counter()).update(counts)
+        rows: dict[str, dict[str, Any]] = {}
+        order = sorted(checks.items(), key=lambda kv: (-kv[1]["gold_removed"], -kv[1]["non_gold_removed"], kv[0]))
+        for check, counts in order:
+            row: dict[str, Any] = dict(counts)
+            if check in OPTION_ROWS.values():
+                row["gold_won_back"] = row["non_gold_won_back"] = None
+            row["costs_recall"] = labelled and costs_recall(counts)
+            if row["costs_recall"]:
+                flagged.append([check, name])
+            rows[check] = row
+        sets[name] = {"docs": len(r.records), "labelled": labelled, **totals, "checks": rows}
+    return {"by_pattern": by_pattern, "sets": sets, "costs_recall": flagged}
+
+
 # -- data -------------------------------------------------------------------------------------------
 
 
@@ -247,31 +499,48 @@ def read_examples(folder: Path) -> list[dict]:
     return records
 
 
-def load_sets(data_dir: Path, synth: Path | None, limit: int | None) -> dict[str, list[dict]]:
+#: Every set this script knows, in the order it runs them (`--sets` picks some).
+SET_NAMES = ("openi_iu", "mtsamples", "presidio_synth", "meddocan", "traps", "recall_regression", "synth", "examples")
+
+
+def load_sets(
+    data_dir: Path, synth: Path | None, limit: int | None, names: Sequence[str] = SET_NAMES
+) -> dict[str, list[dict]]:
     files = {
         "openi_iu": data_dir / "openi_iu_reports.dev.jsonl",
         "mtsamples": data_dir / "mtsamples_subset.jsonl",
         "presidio_synth": data_dir / "presidio_synth.dev.jsonl",
+        "meddocan": data_dir / "meddocan.dev.jsonl",
         "traps": TRAPS,
+        "recall_regression": RECALL_REGRESSION,
     }
     if synth is not None:
         files["synth"] = synth
     sets: dict[str, list[dict]] = {}
     for name, path in files.items():
+        if name not in names:
+            continue
         if not path.exists():
-            print(f"note: {path} not found; {name} skipped", file=sys.stderr)
+            if name != "recall_regression":  # being written; used when it is there
+                print(f"note: {path} not found; {name} skipped", file=sys.stderr)
             continue
         sets[name] = list(read_jsonl(path))
-    sets["examples"] = read_examples(EXAMPLES)
-    # the traps and the examples are small and fast: always whole, so a quick run still covers every class
-    return {n: recs[:limit] if limit and n not in ("traps", "examples") else recs for n, recs in sets.items()}
+    if "examples" in names:
+        sets["examples"] = read_examples(EXAMPLES)
+    # the traps, the recall regression lines and the examples are small: always whole, so a quick run
+    # still covers every class
+    whole = ("traps", "recall_regression", "examples")
+    return {n: recs[:limit] if limit and n not in whole else recs for n, recs in sets.items()}
 
 
 # -- report -----------------------------------------------------------------------------------------
 
 
-def evaluate(deid: Deidentifier, sets: dict[str, list[dict]]) -> tuple[dict[str, Any], dict[str, Run]]:
-    runs = {name: run(deid, records) for name, records in sets.items()}
+def evaluate(
+    deid: Deidentifier, sets: dict[str, list[dict]], audit: bool = True, by_pattern: bool = False
+) -> tuple[dict[str, Any], dict[str, Run]]:
+    off = build_off_runs(deid) if audit else None
+    runs = {name: run(deid, records, off, audit) for name, records in sets.items()}
     out: dict[str, Any] = {"docs_per_s": {n: len(r.records) / max(r.seconds, 1e-9) for n, r in runs.items()}}
     if "openi_iu" in runs:
         openi = runs["openi_iu"]
@@ -292,9 +561,16 @@ def evaluate(deid: Deidentifier, sets: dict[str, list[dict]]) -> tuple[dict[str,
     out["edges"] = {name: edges(r) for name, r in runs.items()}
     out["token_scores"] = {
         name: score_labelled_spans(runs[name].records, runs[name].spans, runs[name].seconds)
-        for name in ("presidio_synth", "synth", "examples")
+        for name in ("presidio_synth", "meddocan", "recall_regression", "synth", "examples")
         if name in runs
     }
+    if audit:
+        options = []
+        if off is not None:
+            options = [o for o, d in (("gate", off.ungated), ("transformer.check_forms", off.unchecked)) if d]
+        out["veto_audit"] = veto_audit(runs, by_pattern) | {
+            "off_runs": {"options": options, "seconds": {n: round(r.off_seconds, 2) for n, r in runs.items()}}
+        }
     return out, runs
 
 
@@ -370,7 +646,40 @@ def print_report(fig: dict[str, Any], runs: dict[str, Run], show: bool) -> None:
                 f"  {name:<16}{res['docs']:>6}{_f(res['precision']):>11}{_f(res['recall']):>9}{_f(res['f1']):>8}"
                 f"{_f(res['span_recall']):>13}"
             )
+    if "veto_audit" in fig:
+        print_audit(fig["veto_audit"])
     print("\n  docs/s: " + ", ".join(f"{n} {_f(v)}" for n, v in fig["docs_per_s"].items()))
+
+
+def print_audit(audit: dict[str, Any]) -> None:
+    """The (e) tables: one per set, a row per check that took characters away there (zeros included: it
+    fired but no token was lost), most gold removed first; then the flagged pairs."""
+    print(
+        "\n(e) veto audit: evaluation tokens each check took away; removed = no final span covers them in the end,"
+        "\n    won back = a final span covers them all the same; gate and transformer.check_forms: tokens a run with"
+        "\n    that option off covers and the default run does not (with it on: only-with-it gold/non-gold)"
+    )
+    head = f"    {'check':<44}{'gold removed':>14}{'non-gold removed':>18}"
+    head += f"{'gold won back':>15}{'non-gold won back':>19}"
+    for name, res in audit["sets"].items():
+        gold = f"{res.get('gold_tokens', 0):,} gold / " if res["labelled"] else "no gold, "
+        print(f"  {name}: {res['docs']} docs, {gold}{res.get('non_gold_tokens', 0):,} non-gold tokens")
+        print(head)
+        for check, row in res["checks"].items():
+            cells = [row[k] if k.startswith("non") or res["labelled"] else "-" for k in COUNT_KEYS]
+            cells = ["-" if c is None else c for c in cells]
+            line = f"    {check:<44}{cells[0]:>14}{cells[1]:>18}{cells[2]:>15}{cells[3]:>19}"
+            if "gold_only_with_it" in row:
+                only = row["gold_only_with_it"] if res["labelled"] else "-"
+                line += f"  (only with it: {only} / {row['non_gold_only_with_it']})"
+            if row["costs_recall"]:
+                line += "  COSTS RECALL"
+            print(line)
+    pairs = audit["costs_recall"]
+    if pairs:
+        print("  COSTS RECALL (more gold than non-gold tokens removed): " + ", ".join(f"{c} on {n}" for c, n in pairs))
+    else:
+        print("  COSTS RECALL: none (no check removed more gold than non-gold tokens on any set)")
 
 
 def main() -> None:
@@ -382,14 +691,21 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N documents of each set")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write every figure as JSON")
     parser.add_argument("--show", action="store_true", help="print mtsamples span texts and trap false positives")
+    parser.add_argument(
+        "--sets", nargs="+", choices=SET_NAMES, default=list(SET_NAMES), metavar="SET",
+        help=f"only these sets (default all found: {', '.join(SET_NAMES)})",
+    )  # fmt: skip
+    parser.add_argument("--no-audit", action="store_true", help="skip (e), the veto audit, and its second model run")
+    parser.add_argument("--by-pattern", action="store_true", help="(e): protected content per pattern, not per class")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a check removes more gold than non-gold")
     args = parser.parse_args()
     if args.synth is not None and not args.synth.exists():
         parser.error(f"--synth: no such file {args.synth}")
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
-    sets = load_sets(args.data_dir or default_data_dir(), args.synth, args.limit)
+    sets = load_sets(args.data_dir or default_data_dir(), args.synth, args.limit, args.sets)
     deid = build(args.config, args.no_model)
-    fig, runs = evaluate(deid, sets)
+    fig, runs = evaluate(deid, sets, audit=not args.no_audit, by_pattern=args.by_pattern)
     fig["pipeline"] = {"detectors": list(deid.config.pipeline.detectors), "mode": "surrogate", "limit": args.limit}
     print(f"pipeline: {', '.join(deid.config.pipeline.detectors)} (surrogate mode, fixed test key)")
     print_report(fig, runs, args.show)
@@ -398,6 +714,8 @@ def main() -> None:
         if "traps" in public:  # trap text is invented, but keep the JSON free of any text all the same
             public["traps"] = {k: v for k, v in public["traps"].items() if not k.startswith("_")}
         args.json.write_text(json.dumps(public, indent=2) + "\n", encoding="utf-8")
+    if args.strict and fig.get("veto_audit", {}).get("costs_recall"):
+        sys.exit(1)
 
 
 if __name__ == "__main__":
