@@ -260,3 +260,36 @@ def test_propagation_can_be_switched_off() -> None:
     off = Resolver.from_config(config)
     text = "Patient John Carver was seen. Carver agreed."
     assert resolved(off, text, ("John Carver", P, "rules/name_patient_label")) == [("John Carver", "PATIENT")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("City: Independence   State: KS", ["Independence"]),
+        ("Residence: Springfield", ["Springfield"]),
+        ("Daughter flying in from Reading tomorrow.", ["Reading"]),
+        ("Outside CT chest from Temple, TX shows a nodule.", ["Temple, TX"]),
+        ("between Phoenix and Vegas", ["Phoenix", "Vegas"]),
+        ("He lives in Boulder with his wife.", ["Boulder"]),
+        # common words need a strong cue; clinical and listed look-alikes stay
+        ("Works at the port in Mobile.", []),
+        ("IN NORMAL SINUS RHYTHM", []),
+        ("MEDICATIONS: Novolin, Afrin, Nephro-Vite", []),
+        ("Buffalo hump. Rome IV criteria. Reading room 3.", []),
+    ],
+)
+def test_the_gazetteer_proposes_places_the_text_marks_as_places(text: str, expected: list[str]) -> None:
+    from radeid.detect.gazetteer import find_places
+
+    assert [text[a:b] for a, b in find_places(text)] == expected
+
+
+def test_the_lexicon_detector_proposes_gazetteer_places_only_with_the_bundled_lists() -> None:
+    from radeid.detect.lexicon import LexiconDetector
+
+    text = "Residence: Springfield"
+    spans = LexiconDetector.from_files().find(text)
+    assert [(text[s.start : s.end], s.category, s.source) for s in spans] == [
+        ("Springfield", L, "lexicon/gazetteer")
+    ]
+    assert LexiconDetector.from_files(include_bundled=False).find(text) == []

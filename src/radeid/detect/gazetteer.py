@@ -16,20 +16,22 @@ from functools import lru_cache
 
 from radeid.wordlists import bundled_data_path, read_word_list
 
-__all__ = ["gazetteer_places", "is_place_name", "place_context"]
+__all__ = ["GAZETTEER_SOURCE", "find_places", "gazetteer_places", "is_place_name", "place_context"]
+
+#: The source of a place the gazetteer proposes itself (in a strong place context).
+GAZETTEER_SOURCE = "lexicon/gazetteer"
 
 #: Words before a place: prepositions of place and movement, and verbs of living and travel.
 _BEFORE = re.compile(
-    r"(?i)(?:^|[^\w'’])(?:in|from|to|at|near|outside|around|visiting|visited|via|toward|towards|into|"
+    r"(?i)(?:^|[^\w'’])(?:in|from|to|at|near|between|outside|around|visiting|visited|via|toward|towards|into|"
     r"lives|living|lived|resides|residing|resident|moved|born|native[ \t]+of|relocated|returned|"
     r"travel(?:l)?ed|traveling|travelling|flew|drove|trip|vacation(?:ed)?|city[ \t]+of|town[ \t]+of|"
     r"downtown|suburbs?[ \t]+of|area[ \t]+of|back)[ \t]+(?:the[ \t]+city[ \t]+of[ \t]+)?\Z"
 )
-#: After a place: ", NY", ", New York", ", USA", " area", " suburbs", a ZIP code.
-_AFTER = re.compile(
-    r"(?:[ \t]*,[ \t]*(?:[A-Z]{2}\b|[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?\b)|[ \t]+(?i:area|suburbs|metro|region)\b|"
-    r"[ \t]+\d{5}\b)"
-)
+#: After a place: " area", " suburbs", a ZIP code (", NY" and ", New York": `_region_after`).
+_AFTER = re.compile(r"[ \t]+(?i:area|suburbs|metro|region)\b|[ \t]+\d{5}\b")
+#: ", <capitalised words>" after a name: a place when those words are a state or country.
+_COMMA_NAME = re.compile(r"[ \t]*,[ \t]*([A-Z][A-Za-z]+(?:[ \t]+[A-Z][A-Za-z]+)?)\b")
 #: A place name is not followed by these (Rome IV criteria, Buffalo hump, Reading room).
 _NOT_AFTER = re.compile(r"[ \t]+(?:[IVX]+\b|\d|(?i:criteria|hump|room|sign|unit|catheter|scale)\b)")
 
@@ -58,4 +60,78 @@ def place_context(text: str, start: int, end: int) -> bool:
         return False
     line_start = text.rfind("\n", 0, start) + 1
     before = text[max(line_start, start - 40) : start]
-    return _BEFORE.search(before) is not None or _AFTER.match(text, end) is not None
+    if _BEFORE.search(before) is not None or _AFTER.match(text, end) is not None:
+        return True
+    if _STATE_AFTER.match(text, end) is not None or _region_after(text, end):
+        return True
+    # "between Phoenix and Vegas", "Miami or Tampa": after another place and a conjunction
+    listed = _LISTED.search(before)
+    return listed is not None and is_place_name(listed.group(1))
+
+
+_LISTED = re.compile(r"([A-Z][\w'’.-]*)[ \t]*(?:,|[ \t]and|[ \t]or|[ \t]&)[ \t]+\Z")
+#: Capitalised runs of up to four words: the candidates `find_places` looks up.
+_CAPITALISED_RUN = re.compile(r"(?<![\w'’.-])[A-Z][\w'’-]*(?:\.?[ \t]+[A-Z][\w'’-]*){0,3}")
+#: A label or cue after which a name is a place whatever the word ("City: Independence", "moved
+#: here from Reading", "flying in from Mobile").
+_STRONG_BEFORE = re.compile(
+    r"(?i)(?:(?:^|[^\w])(?:city|town|residence|hometown|birthplace|place[ \t]+of[ \t]+birth)[ \t]*:[ \t]*"
+    r"|(?:^|[^\w])(?:lives|living|lived|resides|residing|resident|moved(?:[ \t]+(?:here|back|down|up))?|"
+    r"relocated|transferred|transfer|flying[ \t]+in|flew[ \t]+in|drove[ \t]+in|visiting|returned|"
+    r"born|native|originally|immigrated|emigrated|commutes?|travel(?:l)?ed|vacation(?:ed|ing)?)"
+    r"[ \t]+(?:in|from|to|of|at|near)[ \t]+)\Z"
+)
+#: ", NY" / ", New York" after a name: a place (the states of `places.txt` and their codes).
+_STATE_AFTER = re.compile(
+    r"[ \t]*,[ \t]*(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|"
+    r"T[NX]|UT|V[AT]|W[AIVY])\b"
+)
+
+
+def find_places(text: str) -> list[tuple[int, int]]:
+    """Gazetteer names the text itself marks as places: after a place label or a cue of living or
+    travel ("City: Independence", "moved here from Reading"), or before a state code ("Temple,
+    TX"); a name that is not a common English word also after a plain "in"/"from"/"to"/... (the
+    same place contexts the resolver uses). The longest name of a capitalised run wins."""
+    found: list[tuple[int, int]] = []
+    common = _common_words()
+    for run in _CAPITALISED_RUN.finditer(text):
+        words = list(re.finditer(r"\S+", run.group()))
+        for n in range(len(words), 0, -1):
+            start, end = run.start(), run.start() + words[n - 1].end()
+            piece = text[start:end]
+            if not is_place_name(piece) or _NOT_AFTER.match(text, end):
+                continue
+            line_start = text.rfind("\n", 0, start) + 1
+            before = text[max(line_start, start - 40) : start]
+            state = _STATE_AFTER.match(text, end)
+            listed = _LISTED.search(before)
+            strong = (
+                _STRONG_BEFORE.search(before) is not None
+                or state is not None
+                or (listed is not None and is_place_name(listed.group(1)) and place_context(text, start, end))
+            )
+            plain = piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)
+            if strong or plain:
+                found.append((start, state.end() if state is not None else end))  # "Temple, TX" is one span
+            break
+    return found
+
+
+def _region_after(text: str, end: int) -> bool:
+    """", New York" / ", Texas" / ", Canada" after a name (a state or country of `places.txt`)."""
+    match = _COMMA_NAME.match(text, end)
+    return match is not None and match.group(1).casefold() in _regions()
+
+
+@lru_cache(maxsize=1)
+def _regions() -> frozenset[str]:
+    path = bundled_data_path("lexicons", "places.txt")
+    return frozenset(term.lstrip("=").casefold() for term in read_word_list(path))
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    from radeid.detect.forms import common_words
+
+    return common_words()

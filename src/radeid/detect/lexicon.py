@@ -43,6 +43,7 @@ from pathlib import Path
 import ahocorasick
 
 from radeid.categories import Category, split_label
+from radeid.detect.gazetteer import GAZETTEER_SOURCE, find_places
 from radeid.document import Document, Span
 from radeid.wordlists import bundled_data_path
 
@@ -63,6 +64,8 @@ BUNDLED_LISTS: tuple[tuple[str, Category], ...] = (
 
 DEFAULT_SCORE = 0.9
 DENY_SCORE = 0.95
+#: Score of a gazetteer place the text marks as a place ("City: Independence", "Temple, TX").
+PLACE_SCORE = 0.8
 
 _CASE_MARKER = "="
 _ESCAPE = "\\"
@@ -314,7 +317,9 @@ class LexiconDetector:
 
     name = "lexicon"
 
-    def __init__(self, entries: Iterable[LexiconEntry]) -> None:
+    def __init__(self, entries: Iterable[LexiconEntry], *, places_in_context: bool = False) -> None:
+        #: Propose GeoNames places the text marks as places (`radeid.detect.gazetteer.find_places`).
+        self.places_in_context = places_in_context
         grouped: dict[str, list[tuple[LexiconEntry, str]]] = {}
         for entry in entries:
             key = " ".join(_fold(entry.term).split())
@@ -345,6 +350,7 @@ class LexiconDetector:
         vendor_lists: Iterable[str | Path] = (),
         deny_lists: Iterable[str | Path] = (),
         include_bundled: bool = True,
+        places_in_context: bool | None = None,
     ) -> LexiconDetector:
         """Build from the bundled lists plus user lists (later lists win at identical offsets).
 
@@ -367,15 +373,18 @@ class LexiconDetector:
         for path in deny_lists:
             name = f"deny/{Path(path).stem}"
             entries.extend(read_lexicon_file(path, None, list_name=name, score=DENY_SCORE))
-        return cls(entries)
+        return cls(entries, places_in_context=include_bundled if places_in_context is None else places_in_context)
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
         return [self.find(doc.text) for doc in docs]
 
     def find(self, text: str) -> list[Span]:
         """Spans in one text, sorted by offsets."""
-        if not self._size or not text:
+        if not text:
             return []
+        places = self._places(text)
+        if not self._size:
+            return places
         norm = _Normalized(text)
         found: dict[tuple[int, int], Span] = {}
         for end_index, key in self._automaton.iter(norm.text):
@@ -388,7 +397,17 @@ class LexiconDetector:
             entry = _pick(key, text, start, end)
             if entry is not None and (start, end) not in found:
                 found[(start, end)] = Span(start, end, entry.category, entry.subtype, entry.score, entry.source)
+        for place in places:
+            found.setdefault((place.start, place.end), place)
         return _maximal(found.values())
+
+    def _places(self, text: str) -> list[Span]:
+        if not self.places_in_context:
+            return []
+        return [
+            Span(start, end, Category.LOCATION, "CITY", PLACE_SCORE, GAZETTEER_SOURCE)
+            for start, end in find_places(text)
+        ]
 
     def iter_terms(self) -> Iterator[str]:
         """The folded terms (for diagnostics; never document text)."""
