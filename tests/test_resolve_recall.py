@@ -98,12 +98,24 @@ def test_the_gazetteer_is_case_sensitive_at_the_first_letter() -> None:
         ("prior 12-11-09. 9-16-07 studies", "12-11-09. 9-16-07", ["12-11-09", "9-16-07"]),
         ("seen on 5/26 today", "on 5/26", ["5/26"]),
         ("on 3 March 2019", "March", ["3 March 2019"]),
+        ("XRT 3/2019-6/2019 to the breast", "3/2019-6/2019", ["3/2019", "6/2019"]),
+        ("group home 2010-2015.", "2010-2015", ["2010", "2015"]),
+        ("in prison 2015 to 2019;", "2015 to", ["2015"]),
+        ("Chemo 4/20-8/20, then", "4/20-8/20", ["4/20", "8/20"]),
+        ("colonoscopy Fall 2019: adenomas", "Fall 2019", ["Fall 2019"]),
     ],
 )
 def test_a_model_date_piece_grows_to_the_whole_date(text: str, piece: str, expected: list[str]) -> None:
     start = text.index(piece)
     span = Span(start, start + len(piece), D, source="transformer")
     assert [text[s.start : s.end] for s in complete(text, span)] == expected
+
+
+def test_a_month_and_year_and_a_season_and_year_are_dates() -> None:
+    from radeid.detect.forms import looks_like_date
+
+    assert looks_like_date("04/2020") and looks_like_date("3-2019") and looks_like_date("Fall 2019")
+    assert not looks_like_date("13/2020") and not looks_like_date("4/2300") and not looks_like_date("Fall")
 
 
 def test_a_model_date_piece_becomes_the_date_end_to_end(resolver: Resolver) -> None:

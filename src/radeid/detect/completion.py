@@ -24,12 +24,19 @@ _MONTH = (
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _YEAR_TAIL = r"(?:,?[ \t]+(?:'\d{2}|\d{4}))?"
-#: Date-shaped text: numeric (4-25-10, 11/22, 2019-07-04), month first (Aug 10, '23; March 3rd,
-#: 2019) and day first (3 March 2019, 3rd of March).
+#: Date-shaped text: a month and a year (3/2019), years of a range (2010-2015, 2015 to 2019),
+#: numeric dates with one separator (4-25-10, 11/22, 2019-07-04; "4/20-8/20" is two), month first
+#: (Aug 10, '23; March 3rd, 2019), day first (3 March 2019, 3rd of March) and a season ("Fall 2019").
 _DATE_SHAPE = re.compile(
-    r"(?<![\w/.-])\d{1,4}(?:[/.-]\d{1,4}){1,2}(?![\w/-]|\.\d)"
+    r"(?<![\w/.])\d{1,2}[/.-](?:18|19|20)\d\d(?![\w/]|\.\d)"
+    r"|(?<![\w/.-])(?:18|19|20)\d\d(?=[ \t]*(?:-|–|to|through|until)[ \t]*(?:(?:18|19|20)\d\d|present|now|current)\b)"
+    r"|(?<=[-–])(?:18|19|20)\d\d(?![\w/]|\.\d)"
+    r"|(?<=to[ ])(?:18|19|20)\d\d(?![\w/]|\.\d)"
+    r"|(?<![\w/.])\d{1,4}(?P<sep>[/.-])\d{1,4}(?:(?P=sep)\d{1,4})?(?![\w/]|\.\d)"
     rf"|(?i:(?<![\w]){_MONTH}\.?(?:[ \t]+\d{{1,2}}(?:st|nd|rd|th)?(?![\w]))?{_YEAR_TAIL})(?![\w])"
     rf"|(?i:(?<![\w])\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH}\.?{_YEAR_TAIL})(?![\w])"
+    r"|(?i:(?<![\w])(?:spring|summer|fall|autumn|winter)[ \t]+(?:of[ \t]+)?(?:18|19|20)\d\d)(?![\w])"
+    r"|(?<![\w/.-])(?:18|19|20)\d\d(?![\w/]|[.-]\d)"
 )
 #: Words that make a run of capitalised words a facility or organisation name.
 _FACILITY_HEADS = frozenset(

@@ -59,6 +59,7 @@ _WEEKDAY = re.compile(
 _TIME = r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 _NUMERIC = re.compile(r"(\d{1,4})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?" + _TIME)
 _COMPACT = re.compile(r"((?:19|20)\d\d)(\d\d)(\d\d)")
+_MONTH_YEAR = re.compile(r"(\d{1,2})[/.-]((?:18|19|20)\d\d)")
 _COMPACT_MONTH = re.compile(rf"(?i)(\d{{1,2}})[ -]?({_MONTH_RE})\.?[ -]?(\d{{2}}|\d{{4}})")
 _MONTH_WORDS = re.compile(rf"(?i)\b({_MONTH_RE})\b\.?(?:[ \t]+(\d{{1,2}})(?:st|nd|rd|th)?\b)?")
 _DAY_MONTH = re.compile(rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:[ \t]+of)?[ \t]+({_MONTH_RE})\b")
@@ -84,8 +85,9 @@ def looks_like_date(piece: str) -> bool:
     """True when `piece` holds a real calendar date (or a year, month or weekday) in a known form.
 
     Numeric dates need a valid month and day either way round (3/4/2019, 25/12/2019, 2019-07-04,
-    2019-07-04T10:15:00, "3/4" without a year); compact forms 20190305 and 05MAR2019; month names
-    with a valid day; a year 1800-2100 alone; weekday names.
+    2019-07-04T10:15:00, "3/4" without a year), or a month and a year (04/2020); compact forms
+    20190305 and 05MAR2019; month names with a valid day; a year 1800-2100 alone, or with a month
+    or season ("Fall 2019"); weekday names.
     """
     text = piece.strip()
     match = _NUMERIC.fullmatch(text)
@@ -98,6 +100,9 @@ def looks_like_date(piece: str) -> bool:
         if year is not None and not 1800 <= year <= 2100:
             return False
         return _valid_day(a, b, year) or _valid_day(b, a, year)
+    match = _MONTH_YEAR.fullmatch(text)
+    if match:  # 04/2020, 3-2019: a month and a year
+        return 1 <= int(match.group(1)) <= 12
     match = _COMPACT.fullmatch(text)
     if match:
         return _valid_day(int(match.group(2)), int(match.group(3)), int(match.group(1)))
@@ -113,8 +118,8 @@ def looks_like_date(piece: str) -> bool:
             return True
     if _YEAR.fullmatch(text) or _WEEKDAY.search(text):
         return True
-    # A longer written date ("the 4th of March, 2019", "March 2019"): any month or year word in it.
-    return bool(_YEAR.search(text) and re.search(rf"(?i)\b(?:{_MONTH_RE})\b", text))
+    # A longer written date ("the 4th of March, 2019", "March 2019", "Fall 2019"): a month or season and a year.
+    return bool(_YEAR.search(text) and re.search(rf"(?i)\b(?:{_MONTH_RE}|spring|summer|fall|autumn|winter)\b", text))
 
 
 @lru_cache(maxsize=1)
