@@ -305,3 +305,16 @@ def test_the_lexicon_detector_proposes_gazetteer_places_only_with_the_bundled_li
         ("Springfield", L, "lexicon/gazetteer")
     ]
     assert LexiconDetector.from_files(include_bundled=False).find(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "expected"),
+    [
+        ("Radiologist: Chen, W. T.", "Chen", "Chen, W. T."),
+        ("cc: D. Oyelowo", "Oyelowo", "D. Oyelowo"),
+        ("ATTENDING: O'CONNELL, B.", "O'CONNELL", "O'CONNELL, B."),
+        ("Signed: John Smith, M.D.", "John Smith", "John Smith"),
+    ],
+)
+def test_a_persons_initials_join_the_name(resolver: Resolver, text: str, piece: str, expected: str) -> None:
+    assert resolved(resolver, text, (piece, Category.HCW, "rules/name_hcw_label")) == [(expected, "HCW")]

@@ -140,7 +140,7 @@ class Resolver:
         # two dates splits into them) before anything judges it
         completed: list[Span] = []
         for span in kept:
-            whole = complete(text, span) if self._is_form_checked(span) and not self.is_strong(span) else [span]
+            whole = complete(text, span, model=self._is_form_checked(span) and not self.is_strong(span))
             if trace is not None and whole != [span]:
                 trace.append(Decision("complete", "extended", span, tuple(whole), span.category.value.lower()))
             completed.extend(whole)

@@ -16,6 +16,7 @@ import re
 from radeid.categories import Category
 from radeid.detect.forms import looks_like_date
 from radeid.document import Span
+from radeid.edges import CREDENTIALS
 
 __all__ = ["complete"]
 
@@ -52,14 +53,37 @@ _CONNECTORS = frozenset({"of", "the", "and", "for", "&"})
 _MAX_WORDS = 5
 
 
-def complete(text: str, span: Span) -> list[Span]:
+def complete(text: str, span: Span, *, model: bool = True) -> list[Span]:
     """`span` grown to the whole entity its category's shape finds around it (possibly several
-    dates), or `[span]` unchanged."""
+    dates), or `[span]` unchanged. Dates and facilities are completed for a model's pieces
+    (`model`); a person's name gets its initials from every source ("D. Oyelowo", "Chen, W. T.")."""
+    if span.category in (Category.PATIENT, Category.HCW):
+        return [_complete_initials(text, span)]
+    if not model:
+        return [span]
     if span.category is Category.DATE:
         return _complete_date(text, span)
     if span.category is Category.HOSPITAL:
         return [_complete_facility(text, span)]
     return [span]
+
+
+#: Initials before a name ("D. ", "L. M. ", "J.R. ") and after a surname (", W. T.", ", B.").
+_INITIALS_BEFORE = re.compile(r"(?<![\w.])(?:[A-Z]\.[ \t]?)+[ \t]*\Z")
+_INITIALS_AFTER = re.compile(r",[ \t]*(?:[A-Z]\.[ \t]?)*[A-Z]\.(?![\w])")
+
+
+def _complete_initials(text: str, span: Span) -> Span:
+    start, end = span.start, span.end
+    before = _INITIALS_BEFORE.search(text, max(0, start - 12), start)
+    if before is not None and before.end() == start:
+        start = before.start()
+    after = _INITIALS_AFTER.match(text, end)
+    if after is not None and after.group().replace(".", "").replace(",", "").replace(" ", "") not in CREDENTIALS:
+        end = after.end()
+    if (start, end) == (span.start, span.end):
+        return span
+    return span.with_(start=start, end=end)
 
 
 def _complete_date(text: str, span: Span) -> list[Span]:
