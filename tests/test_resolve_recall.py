@@ -318,3 +318,12 @@ def test_the_lexicon_detector_proposes_gazetteer_places_only_with_the_bundled_li
 )
 def test_a_persons_initials_join_the_name(resolver: Resolver, text: str, piece: str, expected: str) -> None:
     assert resolved(resolver, text, (piece, Category.HCW, "rules/name_hcw_label")) == [(expected, "HCW")]
+
+
+def test_a_place_that_begins_a_facility_name_becomes_the_facility(resolver: Resolver) -> None:
+    text = "Her landlord, Parkview Property Management, will install grab bars."
+    assert resolved(resolver, text, ("Parkview Property", L, "transformer")) == [
+        ("Parkview Property Management", "HOSPITAL")
+    ]
+    text = "Lives near Boston Harbor."
+    assert resolved(resolver, text, ("Boston", L, "transformer")) == [("Boston", "LOCATION")]

@@ -45,7 +45,10 @@ _FACILITY_HEADS = frozenset(
     regional infirmary institute university college system network associates group partners imaging
     radiology diagnostics laboratories laboratory labs pharmacy rehabilitation rehab hospice lines inc
     llc corp corporation company foundation sanatorium care physicians practice surgery surgical
-    specialists services""".split()
+    specialists services dialysis living nursing pediatrics cardiology orthopedics oncology neurology
+    dermatology urology wellness hospitalists logistics management properties property transport
+    trucking construction manufacturing industries technologies solutions systems enterprises
+    holdings finance capital bank insurance consulting ltd plc gmbh""".split()
 )
 _NAME_WORD = re.compile(r"(?:St\.|Mt\.|Ste\.|[A-Z][\w'’&-]*|&)")
 _CONNECTORS = frozenset({"of", "the", "and", "for", "&"})
@@ -65,6 +68,13 @@ def complete(text: str, span: Span, *, model: bool = True) -> list[Span]:
         return _complete_date(text, span)
     if span.category is Category.HOSPITAL:
         return [_complete_facility(text, span)]
+    if span.category is Category.LOCATION:
+        # "Maple Grove" + "Skilled Nursing", "Boston" + "Medical Center": a place that begins a
+        # facility's name is that facility
+        whole = _complete_facility(text, span)
+        added = text[span.end : whole.end].split()
+        if whole.end > span.end and any(_is_head(w) for w in added):
+            return [whole.with_(category=Category.HOSPITAL, subtype=None)]
     return [span]
 
 
