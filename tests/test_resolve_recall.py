@@ -327,3 +327,26 @@ def test_a_place_that_begins_a_facility_name_becomes_the_facility(resolver: Reso
     ]
     text = "Lives near Boston Harbor."
     assert resolved(resolver, text, ("Boston", L, "transformer")) == [("Boston", "LOCATION")]
+
+
+def test_a_date_in_another_language_passes_the_date_check() -> None:
+    from radeid.detect.forms import looks_like_date
+
+    assert looks_like_date("12 de marzo de 2019") and looks_like_date("12. März 2019")
+    assert looks_like_date("3 avril 2020")
+
+
+def test_completion_never_cuts_words_out_of_a_models_date(resolver: Resolver) -> None:
+    # only punctuation and function words may be left out when a span is replaced by its dates
+    text = "Ingresó el 12 de marzo de 2019 en planta."
+    piece = "12 de marzo de 2019"
+    assert [text[s.start : s.end] for s in complete(text, Span(11, 11 + len(piece), D, source="transformer"))] == [
+        piece
+    ]
+    assert resolved(resolver, text, (piece, D, "transformer")) == [(piece, "DATE")]
+
+
+def test_a_place_the_model_gave_a_shape_category_is_a_place(resolver: Resolver) -> None:
+    text = "Paseo Almansa, 37 02006 Albacete (España) jesus@example.es"
+    assert resolved(resolver, text, ("Albacete", Category.EMAIL, "transformer")) == [("Albacete", "LOCATION")]
+    assert resolved(resolver, "Christmas card", ("Christmas", Category.EMAIL, "transformer")) == []

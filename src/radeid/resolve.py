@@ -321,12 +321,22 @@ _PLACE_CATEGORIES = frozenset(
 )
 
 
+_SHAPE_CATEGORIES = frozenset({Category.EMAIL, Category.URL, Category.IP, Category.PHONE, Category.ID})
+
+
 def _place_evidence(text: str, span: Span) -> Span | None:
     """`span` as a LOCATION when its whole text is a gazetteer place in a place context (positive
-    evidence that outweighs the common-word form check), else None."""
+    evidence that outweighs the common-word form check), else None. A place the model gave a
+    category with a shape ("Madrid" as a URL, "Sevilla" as an e-mail) is a place too: its text has
+    no digit, so the shape check would only drop it."""
+    piece = text[span.start : span.end]
+    if span.category in _SHAPE_CATEGORIES:
+        if any(ch.isdigit() for ch in piece) or not is_place_name(piece):
+            return None
+        return span.with_(category=Category.LOCATION, subtype="CITY")
     if span.category not in _PLACE_CATEGORIES:
         return None
-    if not is_place_name(text[span.start : span.end]) or not place_context(text, span.start, span.end):
+    if not is_place_name(piece) or not place_context(text, span.start, span.end):
         return None
     if span.category is Category.LOCATION:
         return span

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from radeid.categories import Category
-from radeid.detect.forms import looks_like_date
+from radeid.detect.forms import looks_like_date, only_function_words
 from radeid.document import Span
 from radeid.edges import CREDENTIALS
 
@@ -111,7 +111,27 @@ def _complete_date(text: str, span: Span) -> list[Span]:
     inside_one = any(m.start() <= span.start and span.end <= m.end() and m.span() != span_range(span) for m in dates)
     if len(dates) == 1 and not inside_one and looks_like_date(piece):
         return [span]  # already a whole date
-    return [span.with_(start=m.start(), end=m.end()) for m in dates]
+    pieces = [span.with_(start=m.start(), end=m.end()) for m in dates]
+    # the dates replace the span only where what they leave out is punctuation or a function word
+    # ("on 5/26", "2015 to 2019", "4/20-8/20"); else the span only grows ("12 de marzo de 2019"
+    # keeps its words: a piece is completed, never cut)
+    left_out = _outside(text, span, pieces)
+    if all(only_function_words(part) for part in left_out):
+        return pieces
+    start, end = min(span.start, pieces[0].start), max(span.end, pieces[-1].end)
+    return [span] if (start, end) == (span.start, span.end) else [span.with_(start=start, end=end)]
+
+
+def _outside(text: str, span: Span, pieces: list[Span]) -> list[str]:
+    """The parts of `span`'s text that no piece holds."""
+    parts, cursor = [], span.start
+    for piece in pieces:
+        if piece.start > cursor:
+            parts.append(text[cursor : min(piece.start, span.end)])
+        cursor = max(cursor, piece.end)
+    if cursor < span.end:
+        parts.append(text[cursor : span.end])
+    return parts
 
 
 def _complete_facility(text: str, span: Span) -> Span:

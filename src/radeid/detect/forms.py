@@ -52,6 +52,19 @@ _MONTHS = {
     for name in (calendar.month_name[index], calendar.month_abbr[index], calendar.month_name[index][:4])
 }
 _MONTHS["sept"] = 9
+#: Month names of the languages reports arrive in beside English (es, de, fr, it, pt): a date the
+#: model finds in "12 de marzo de 2019" or "12. März 2019" is a date, not a failed English form.
+_FOREIGN_MONTHS = (
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "januar februar märz april mai juni juli august september oktober november dezember",
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+)
+for _language_months in _FOREIGN_MONTHS:
+    for _number, _month in enumerate(_language_months.split(), 1):
+        _MONTHS.setdefault(_month, _number)
+_MONTHS.update({"setiembre": 9, "maerz": 3, "jänner": 1})
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WEEKDAY = re.compile(
     r"(?i)\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)(?:day|nesday|rsday|urday)?\.?\b|\b(?:today|yesterday|tomorrow)\b"
@@ -62,7 +75,7 @@ _COMPACT = re.compile(r"((?:19|20)\d\d)(\d\d)(\d\d)")
 _MONTH_YEAR = re.compile(r"(\d{1,2})[/.-]((?:18|19|20)\d\d)")
 _COMPACT_MONTH = re.compile(rf"(?i)(\d{{1,2}})[ -]?({_MONTH_RE})\.?[ -]?(\d{{2}}|\d{{4}})")
 _MONTH_WORDS = re.compile(rf"(?i)\b({_MONTH_RE})\b\.?(?:[ \t]+(\d{{1,2}})(?:st|nd|rd|th)?\b)?")
-_DAY_MONTH = re.compile(rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:[ \t]+of)?[ \t]+({_MONTH_RE})\b")
+_DAY_MONTH = re.compile(rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th|\.)?(?:[ \t]+(?:of|de|del))?[ \t]+({_MONTH_RE})\b")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d|2100)(?!\d)")
 _AGE_CUE = re.compile(r"(?i)\b(?:years?|yrs?|yo|y/o|y\.o|old|age[sd]?|aged|year-old|yr-old|yr\.?|y)\b")
 _NUMBER = re.compile(r"\d+")
