@@ -350,3 +350,22 @@ def test_a_place_the_model_gave_a_shape_category_is_a_place(resolver: Resolver) 
     text = "Paseo Almansa, 37 02006 Albacete (España) jesus@example.es"
     assert resolved(resolver, text, ("Albacete", Category.EMAIL, "transformer")) == [("Albacete", "LOCATION")]
     assert resolved(resolver, "Christmas card", ("Christmas", Category.EMAIL, "transformer")) == []
+
+
+@pytest.mark.parametrize(
+    ("piece", "category", "expected"),
+    [
+        ("urología", Category.EMAIL, "urología.saneloy@hsel.osakidetza.net"),
+        ("hsel", Category.EMAIL, "urología.saneloy@hsel.osakidetza.net"),
+        ("example", Category.URL, "www.example.org/path"),
+        ("0.0.12", Category.IP, "10.0.0.12"),
+        ("123-4567", Category.PHONE, "(555) 123-4567"),
+    ],
+)
+def test_a_model_piece_of_an_email_url_ip_or_phone_grows_to_the_whole_token(
+    piece: str, category: Category, expected: str
+) -> None:
+    text = "(España) urología.saneloy@hsel.osakidetza.net and www.example.org/path, ip 10.0.0.12 tel (555) 123-4567."
+    start = text.index(piece)
+    span = Span(start, start + len(piece), category, source="transformer")
+    assert [text[s.start : s.end] for s in complete(text, span)] == [expected]

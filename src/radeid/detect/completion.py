@@ -66,6 +66,9 @@ def complete(text: str, span: Span, *, model: bool = True) -> list[Span]:
         return [span]
     if span.category is Category.DATE:
         return _complete_date(text, span)
+    shape = _SHAPES.get(span.category)
+    if shape is not None:
+        return [_complete_shape(text, span, shape)]
     if span.category is Category.HOSPITAL:
         return [_complete_facility(text, span)]
     if span.category is Category.LOCATION:
@@ -76,6 +79,31 @@ def complete(text: str, span: Span, *, model: bool = True) -> list[Span]:
         if whole.end > span.end and any(_is_head(w) for w in added):
             return [whole.with_(category=Category.HOSPITAL, subtype=None)]
     return [span]
+
+
+#: The whole token a model's piece of an e-mail, URL, IP or phone number belongs to
+#: ("urología" of "urología.saneloy@hsel.osakidetza.net").
+_SHAPES = {
+    Category.EMAIL: re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)+"),
+    Category.URL: re.compile(r"(?i:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:)]|[\w-]+(?:\.[\w-]+)+/[^\s<>\"']*[^\s<>\"'.,;:)]"),
+    Category.IP: re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]\d)"),
+    Category.PHONE: re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,}\d(?![\w])"),
+}
+
+
+def _complete_shape(text: str, span: Span, shape: re.Pattern[str]) -> Span:
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.end)
+    line_end = len(text) if line_end < 0 else line_end
+    for match in shape.finditer(text, max(line_start, span.start - 80), min(line_end, span.end + 80)):
+        if match.start() <= span.start and span.end <= match.end() and match.span() != (span.start, span.end):
+            if span.category is Category.PHONE and sum(ch.isdigit() for ch in match.group()) < 7:
+                return span
+            return span.with_(start=match.start(), end=match.end())
+        if match.start() < span.end and span.start < match.end() and match.start() <= span.start:
+            # the piece runs past the token's end ("example.com," with its comma): leave it to the edges
+            return span
+    return span
 
 
 #: Initials before a name ("D. ", "L. M. ", "J.R. ") and after a surname (", W. T.", ", B.").
