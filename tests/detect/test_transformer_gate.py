@@ -171,3 +171,19 @@ def test_sentence_gate_keeps_the_bundled_models_spans_on_a_report() -> None:
     assert on == off
     assert off[0]
     assert detector.pieces_skipped > detector.pieces_scored  # the prose is not scored
+
+
+@pytest.mark.parametrize(
+    ("text", "signal"),
+    [
+        ("per dr. j. ramos, ok to advance diet", "dr."),
+        ("Singh, A. (attending) at bedside.", ", A."),
+        ("A: O-Y-E-L-A-R-A-N.", "O-Y-E-L-A-R-A-N"),
+        ("was at bayside urgent care yesterday", "urgent care"),
+    ],
+)
+def test_lower_case_titles_initials_spelled_names_and_lower_case_facilities_are_signals(text: str, signal: str) -> None:
+    # issue 25: the sentence gate never showed these lines to the model
+    from radeid.detect.transformer.gate import signal_spans
+
+    assert (text.index(signal), text.index(signal) + len(signal)) in signal_spans(text)

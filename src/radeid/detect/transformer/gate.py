@@ -12,8 +12,10 @@ with none; the skipped window's tokens are predicted `O`. A window is kept when 
   all-caps headings, single letters); names, places, hospitals and vendors are capitalised;
 - a first name (Faker's lists over all locales, less `COMMON_NAME_WORDS`) or one-word bundled place
   name in lower case or at a sentence start (`nora`, `Nora is...`, `from switzerland`);
-- a title (`Dr`, `Mr`, `Ms`...) or a field cue followed by a colon or `by` (`Name:`, `Patient:`,
-  `Signed by`, `Dictated by`, `Referring physician:`, `name is`, `call me`), in any case;
+- a title (`Dr`, `Mr`, `Ms`...; in lower case with its period, `dr.`) or a field cue followed by a
+  colon or `by` (`Name:`, `Patient:`, `Signed by`, `Dictated by`, `Referring physician:`, `name is`,
+  `call me`), in any case; an initial after a surname (`Singh, A.`), a spelled-out name
+  (`O-Y-E-L-A-R-A-N`), `urgent care` and `medical center` in any case;
 - a word with `XXX` in it (a redaction placeholder: `XXXX`, `XXXX-year-old`) is not a signal.
 
 The signals are found once per document with a few regular expressions. With `gate_scope =
@@ -92,6 +94,10 @@ _SYMBOL_OR_CUE = re.compile(
     r"|phone|tel|fax|e-?mail|hospital|clinic|facility|location|read|reviewed|approved|verified|cc)\b"
     r"(?:\s*:|\s+by\b))"
     r"|(?i:\b(?:name\s+is|call(?:s|ed)?\s+me)\b)"
+    # a title in lower case with its period ("per dr. j. ramos"), an initial after a surname
+    # ("Singh, A."), a name spelled out ("O-Y-E-L-A-R-A-N"), a facility in lower case
+    r"|(?i:\b(?:dr|mr|mrs|ms|prof)\.)|,[ \t]*[A-Z]\.(?!\w)|\b(?:[A-Z]-){3,}[A-Z]\b"
+    r"|(?i:\burgent[ \t]+care\b|\b(?:medical|health|wellness)[ \t]+cent(?:er|re)\b)"
 )
 
 
