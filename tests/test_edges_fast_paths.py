@@ -9,10 +9,12 @@ cuts, and every fuzzed span must come out the same through both.
 from __future__ import annotations
 
 import random
+import re
 
 from radeid.categories import Category
 from radeid.document import Span
 from radeid.edges import (
+    _ADDRESS_WORDS,
     _CLOSERS,
     _ISO_TIME,
     _LEAD_STRIP,
@@ -71,14 +73,16 @@ def ref_split_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def ref_strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:
+def ref_strip_lower_words(text: str, start: int, end: int, keep: frozenset[str] = frozenset()) -> tuple[int, int]:
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     if len(words) < 2 or not any(text[a].isupper() for a, _ in words):
         return start, end
 
     def lower(word: tuple[int, int]) -> bool:
         piece = text[word[0] : word[1]]
-        return piece[:1].islower() and piece.strip(".,;:").lower() not in _PARTICLES
+        bare = piece.strip(".,;:").lower()
+        elided = re.match(r"[a-z]{1,4}['’][A-Z]", piece) is not None
+        return piece[:1].islower() and bare not in _PARTICLES and bare not in keep and not elided
 
     first, last = 0, len(words)
     while first < last and lower(words[first]):
@@ -131,7 +135,8 @@ def ref_clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
                 start, end = ref_tighten(text, start, cut.start())
             start, end = ref_drop_possessive(text, start, end)
         if span.category in _PROPER and end > start:
-            start, end = ref_strip_lower_words(text, start, end)
+            keep = _ADDRESS_WORDS if span.category is Category.LOCATION else frozenset()
+            start, end = ref_strip_lower_words(text, start, end, keep)
         if span.category in _PERSONS and end > start:
             end = ref_keep_initial_period(text, start, end)
         if end <= start or not any(ch.isalnum() for ch in text[start:end]):

@@ -61,8 +61,14 @@ _TRAILING_CREDENTIALS = re.compile(
 )
 #: Lower-case words that belong to a name (van der Berg, de la Cruz, bin Laden, da Silva).
 _PARTICLES = frozenset(
-    "van der den de la le du des del della di da dos das von zu bin ibn al el y e ter ten op".split()
+    "van der den de la le du des del della delle dei degli di da do dos das von zu bin ibn al el y e ter ten op".split()
 )
+#: Lower-case words that belong to an address at its edges (Polish `ul.`, `al.`; `3rd floor`, `suite`).
+_ADDRESS_WORDS = frozenset(
+    "ul al pl os str gate gata vej floor fl level wing suite unit apt bldg".split()
+)
+#: An elided particle joined to a name: d'Ouchy, l'Aquila, dell'Orto.
+_ELIDED = re.compile(r"[a-z]{1,4}['’][A-Z]")
 _POSSESSIVE = ("'s", "\u2019s", "'S", "\u2019S")
 #: The last characters of a possessive ending ("'s" and "s'" forms): any other rules one out.
 _POSSESSIVE_LAST = frozenset("sS'\u2019")
@@ -173,7 +179,8 @@ def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
                 start, end = tighten(text, start, cut.start())
             start, end = _drop_possessive(text, start, end)
         if span.category in _PROPER and end > start:
-            start, end = _strip_lower_words(text, start, end)
+            keep = _ADDRESS_WORDS if span.category is Category.LOCATION else frozenset()
+            start, end = _strip_lower_words(text, start, end, keep)
         if span.category in _PERSONS and end > start:
             # after the lower-case words are stripped: that step tightens the span, which took the
             # initial's period off again ("Mary A." -> "Mary A")
@@ -212,20 +219,21 @@ def _may_hold_separator(piece: str) -> bool:
     )
 
 
-def _strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:
-    """Drop lower-case words at the ends of a proper-name span, when the span has a capital."""
+def _strip_lower_words(text: str, start: int, end: int, keep: frozenset[str] = frozenset()) -> tuple[int, int]:
+    """Drop lower-case words at the ends of a proper-name span, when the span has a capital (not
+    the words of `keep`: an address's `ul.` or `3rd floor`)."""
     piece = text[start:end]
     # str.split() splits on exactly what the regex \s matches: these are the `_WORD` matches
     split = piece.split()
     if len(split) < 2 or not any(w[0].isupper() for w in split):
         return start, end
-    if not _lower_word(split[0]) and not _lower_word(split[-1]):
+    if not _lower_word(split[0], keep) and not _lower_word(split[-1], keep):
         # the common case, no word to drop: from the first word's start to the last word's end
         return tighten(text, start + len(piece) - len(piece.lstrip()), start + len(piece.rstrip()))
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(piece)]
 
     def lower(word: tuple[int, int]) -> bool:
-        return _lower_word(text[word[0] : word[1]])
+        return _lower_word(text[word[0] : word[1]], keep)
 
     first, last = 0, len(words)
     while first < last and lower(words[first]):
@@ -237,9 +245,10 @@ def _strip_lower_words(text: str, start: int, end: int) -> tuple[int, int]:
     return tighten(text, words[first][0], words[last - 1][1])
 
 
-def _lower_word(word: str) -> bool:
-    """A lower-case word that is not a name particle (`of`, `a`; not `van`, `de`)."""
-    return word[:1].islower() and word.strip(".,;:").lower() not in _PARTICLES
+def _lower_word(word: str, keep: frozenset[str] = frozenset()) -> bool:
+    """A lower-case word that is not a name particle (`of`, `a`; not `van`, `de`) nor in `keep`."""
+    bare = word.strip(".,;:").lower()
+    return word[:1].islower() and bare not in _PARTICLES and bare not in keep and not _ELIDED.match(word)
 
 
 def _keep_initial_period(text: str, start: int, end: int) -> int:
