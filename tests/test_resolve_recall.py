@@ -373,7 +373,13 @@ def test_a_model_piece_of_an_email_url_ip_or_phone_grows_to_the_whole_token(
 
 @pytest.mark.parametrize(
     "address",
-    ["ul. Miła 53", "1450 Larkspur Avenue, 3rd floor", "9243 Avenue d'Ouchy", "Via dei Fiorentini 12", "Trenerys gate 4"],
+    [
+        "ul. Miła 53",
+        "1450 Larkspur Avenue, 3rd floor",
+        "9243 Avenue d'Ouchy",
+        "Via dei Fiorentini 12",
+        "Trenerys gate 4",
+    ],
 )
 def test_an_addresses_own_lower_case_words_stay_in_the_span(address: str) -> None:
     from radeid.edges import clean_edges
