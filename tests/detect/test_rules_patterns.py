@@ -362,6 +362,19 @@ AGE_POSITIVE = [
     ("92 y.o. F", [("92", "AGE")]),
     ("SEX: F    AGE: 095Y", [("95", "AGE")]),
     ("He just turned 93 years old.", [("93", "AGE")]),
+    ("She is ninety-one years old.", [("ninety-one", "AGE")]),
+    ("ninety two yo female", [("ninety two", "AGE")]),
+    ("one hundred and two years old", [("one hundred and two", "AGE")]),
+    ("A woman aged ninety-four.", [("ninety-four", "AGE")]),
+    ("Age: ninety-three", [("ninety-three", "AGE")]),
+    ("A NINETY-FIVE-YEAR-OLD MAN", [("NINETY-FIVE", "AGE")]),
+    ("A hundred y/o", [("A hundred", "AGE")]),
+    ("The patient is ninety-nine.", [("ninety-nine", "AGE")]),
+    ("he's ninety now; turned one hundred last month", [("ninety", "AGE"), ("one hundred", "AGE")]),
+    ("Q: How old are you? A: Ninety-one.", [("Ninety-one", "AGE")]),
+    ("She celebrated her 100th birthday.", [("100th", "AGE")]),
+    ("93 F with AMS, Na 124", [("93", "AGE")]),
+    ("Pt (92) fell at home.", [("92", "AGE")]),
 ]
 
 AGE_NEGATIVE = [
@@ -370,6 +383,13 @@ AGE_NEGATIVE = [
     "A 2-year-old and a 12 yo.",
     "Gestational age 38 weeks. Age 92 days? No.",
     "Age 150 is impossible.",
+    "aged seventy-two",
+    "eighty-nine years old, aged eighty-nine",
+    "Ninety percent stenosis; age ninety days; one hundred and two beats.",
+    "Two hundred years old building.",
+    "HR was ninety-two; saturating ninety-five percent; glucose is one hundred and two; at ninety degrees.",
+    "Temp 100 F, afebrile.\n100 F at 0800.",
+    "She is eighty-nine years old. Aged seventy-two, she gardens.",
 ]
 
 
