@@ -322,6 +322,21 @@ LOCATION_POSITIVE = [
     ("Transferred to Room 4B, then Rm. 12.", [("4B", "LOCATION", "ROOM"), ("12", "LOCATION", "ROOM")]),
     ("0652 Roberts Viaduct", [("0652 Roberts Viaduct", "LOCATION", "STREET")]),
     ("561 TIFFANY PRAIRIE", [("561 TIFFANY PRAIRIE", "LOCATION", "STREET")]),
+    ("Moved to room 16 overnight.", [("16", "LOCATION", "ROOM")]),
+    ("Pt in rm 402, bed 4B.", [("402", "LOCATION", "ROOM"), ("4B", "LOCATION", "ROOM")]),
+    (
+        "ER bay 10; isolette 3-22; cubicle 7.",
+        [("10", "LOCATION", "ROOM"), ("3-22", "LOCATION", "ROOM"), ("7", "LOCATION", "ROOM")],
+    ),
+    ("room no. 12", [("12", "LOCATION", "ROOM")]),
+    (
+        "ROOM: 622-A; Room/Bed: 318-2; Room B-210",
+        [("622-A", "LOCATION", "ROOM"), ("318-2", "LOCATION", "ROOM"), ("B-210", "LOCATION", "ROOM")],
+    ),
+    (
+        "Crib 14 in the NICU; hallway bed H12; infusion chair 11",
+        [("14", "LOCATION", "ROOM"), ("H12", "LOCATION", "ROOM"), ("11", "LOCATION", "ROOM")],
+    ),
 ]
 
 LOCATION_NEGATIVE = [
@@ -334,6 +349,10 @@ LOCATION_NEGATIVE = [
     "On room air. Bed rest for 2 days. Ward round at 9.",
     "Bed 2 mg of morphine",
     "Stable 2 Lung Field markings.",
+    "SpO2 95% on room air at room temperature; 2 beds; ER bay.",
+    "Head of bed 30 degrees; head of the bed elevated 45; bed 30°; in bed 3 days.",
+    "Workstation: reading room 3. Reading Room 2. Taken to operating room 35, Operating Room #2.",
+    "Bedroom 2 upstairs.",
 ]
 
 
