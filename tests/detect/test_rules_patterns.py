@@ -223,6 +223,11 @@ ID_POSITIVE = [
         [("1.2.840.113619.2.55.3.604688119.971.1714723011.482", "ID", "UID")],
     ),
     ("Unrelated 98765432101 here.", [("98765432101", "ID")]),
+    ("HMO-234567 on file; EM-2554; AB-123456.", [("HMO-234567", "ID"), ("EM-2554", "ID"), ("AB-123456", "ID")]),
+    ("Pathology #SF-998877 and S21-4455.", [("SF-998877", "ID"), ("S21-4455", "ID")]),
+    ("MRN-1234567 CT CHEST", [("1234567", "ID")]),
+    ("Cytology C-20-1109; SP-19-01234; TB-23-019", [("C-20-1109", "ID"), ("SP-19-01234", "ID"), ("TB-23-019", "ID")]),
+    ("hmo # hmo-556120", [("hmo-556120", "ID")]),
 ]
 
 ID_NEGATIVE = [
@@ -234,6 +239,10 @@ ID_NEGATIVE = [
     "NPI 1234567890 fails its checksum? (checked by the NPI rule only)",
     "Cardiac silhouette is normal. Accessory fissure. Study limited.",
     "Procedure: 71020 chest two views.",
+    "ICD-10 R91.1; COVID-19; T2-weighted; L4-5; C5-6; HbA1c; BI-RADS 4; CA-125; IL-6; HLA-B27; SARS-CoV-2.",
+    "G6PD; Tc-99m; F-18 FDG; I-131; Y-90; DVT-2; NYHA-3; CA 19-9 of 1450.",
+    "WHO-2016 criteria; JAN-2019; MK-3475 infusion; IM-0001-0012; NCT-01234567; CPT-71046.",
+    "anti-12345 and mid-20190 are not IDs; CA-19-9 of 1450; C5-6-7.",
 ]
 
 
