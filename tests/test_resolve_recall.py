@@ -387,3 +387,16 @@ def test_an_addresses_own_lower_case_words_stay_in_the_span(address: str) -> Non
     text = f"Address: {address}"
     span = Span(9, len(text), L, source="rules/loc_address_cued")
     assert [text[s.start : s.end] for s in clean_edges(text, span)] == [address]
+
+
+def test_a_facility_name_at_a_sentence_end_is_completed(resolver: Resolver) -> None:
+    text = "Dialysis three times a week at Valley View Dialysis."
+    assert resolved(resolver, text, ("Valley View", HO, "transformer")) == [("Valley View Dialysis", "HOSPITAL")]
+
+
+def test_a_house_number_before_a_name_and_a_number_is_no_clock_time(resolver: Resolver) -> None:
+    text = "He lives at 2035 Gewerbepark 45 Apt. 815"
+    assert resolved(resolver, text, ("2035 Gewerbepark 45 Apt. 815", L, "transformer")) == [
+        ("2035 Gewerbepark 45 Apt. 815", "LOCATION")
+    ]
+    assert resolved(resolver, "seen at 1400 by the team", ("1400", ID, "transformer")) == []

@@ -184,6 +184,8 @@ def _complete_facility(text: str, span: Span) -> Span:
         if match is None:
             break
         word = match.group(1).rstrip(",;:)")
+        if word.endswith(".") and word not in ("St.", "Mt.", "Ste."):
+            word = word[:-1]  # the last word of a sentence ("at Valley View Dialysis.")
         if _is_head(_last_word(text, start, end)) and not _is_head(word):
             break
         if not _name_word(word) and not (word.lower() in _CONNECTORS and _right_cap(text, end + len(match.group(0)))):
