@@ -96,6 +96,16 @@ DATE_POSITIVE = [
     ("Seen on Friday for follow-up.", [("Friday", "DATE", "WEEKDAY")]),
     ("DOB: 12/31/1930", [("12/31/1930", "DATE")]),
     ("The exam of May 5, 2018 showed", [("May 5, 2018", "DATE")]),
+    ("Comparison 4-25-10.", [("4-25-10", "DATE")]),
+    ("Prior exams: 12-11-09. 9-16-07.", [("12-11-09", "DATE"), ("9-16-07", "DATE")]),
+    ("CT abdomen 9-9-14 negative.", [("9-9-14", "DATE")]),
+    ("MRI 4.5.22 showed progression.", [("4.5.22", "DATE")]),
+    ("Compared to chest 3/2, smaller.", [("3/2", "DATE")]),
+    ("Comparison: prior CT abdomen 3/2.", [("3/2", "DATE")]),
+    ("Colonoscopy Aug 10, '23.", [("Aug 10, '23", "DATE"), ("23", "DATE", "YEAR")]),
+    ("Colonoscopy Sept '21 with polyp.", [("Sept '21", "DATE"), ("21", "DATE", "YEAR")]),
+    ("Pap smear '19 normal.", [("19", "DATE", "YEAR")]),
+    ("ADMIT 8/22  DC 8/25", [("8/22", "DATE"), ("8/25", "DATE")]),
 ]
 
 DATE_NEGATIVE = [
@@ -119,6 +129,11 @@ DATE_NEGATIVE = [
     "Grade 2 May be reconsidered.",
     "Image 12/45 demonstrates the lesion.",
     "Previously 1.0 cm on 1/2 dose CT. Seen on 3/4 of the images.",
+    "Apgar 8-9-10; titrate 3-4-10 mg; follow-up in 3-6 months; G3P2-0-1-2; EF 55-60%.",
+    "Compared to prior, strength 4/5; compared to the prior exam 3/4 of the lesion.",
+    "Version 1.5.22 of the software.",
+    "He is 5'10\" tall; music of the '90s.",
+    "Scores 2-3-10 points; 3-4-10 times.",
 ]
 
 
