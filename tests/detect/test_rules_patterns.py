@@ -539,6 +539,19 @@ NAME_POSITIVE = [
     ("HISTORY OF PRESENT ILLNESS: Andrews is a 61 yo woman", [("Andrews", "PATIENT")]),
     ("SPEARS IS A 50 Y/O MALE WITH COUGH", [("SPEARS", "PATIENT")]),
     ("Jane Smith was a 61-year-old teacher.", [("Jane Smith", "PATIENT")]),
+    ("dr. o'brien signed", [("o'brien", "HCW")]),
+    ("Reviewed by dr. O'Brien.", [("O'Brien", "HCW")]),
+    ("Patient: jane doe", [("jane doe", "PATIENT")]),
+    ("pt jane smith called back", [("jane smith", "PATIENT")]),
+    ("pt ruth states pain 6/10", [("ruth", "PATIENT")]),
+    ("What is your last name? Magnusson", [("Magnusson", "PATIENT")]),
+    ("Q: Your name? A: Carla Reyes", [("Carla Reyes", "PATIENT")]),
+    ("my name is lena andersson.", [("lena", "PATIENT"), ("lena andersson", "PATIENT")]),
+    ("Called Mrs. abernathy, no answer.", [("abernathy", "PATIENT")]),
+    ("Attending: hollis, ray", [("hollis, ray", "HCW")]),
+    ("-- lisa, RN", [("lisa", "HCW")]),
+    ("Discussed with greg from IR.", [("greg", "HCW")]),
+    ("Home with his wife deb.", [("deb", "PATIENT", "RELATIVE")]),
 ]
 
 NAME_NEGATIVE = [
@@ -557,6 +570,13 @@ NAME_NEGATIVE = [
     "Referring Physician: Self",
     "RE: Follow-up CT",
     "Son was present. Discussed with the nurse practitioner.",
+    "Patient: alert and oriented. Patient: lethargic, confused. Patient: doing well.",
+    "pt will call back; pt may go home; pt rose from bed; pt is alert.",
+    "Name: unknown. Name: none. What is your name? Declined. What is your name? I don't know.",
+    "Moderate mr jet; TE 90 ms echo; mr angiography; DR traccional.",
+    "Discussed with family at bedside; spoke with mom; her daughter rose to the occasion.",
+    "Dictated by: pending review. Attending: none. Referring physician: emergency department.",
+    "Results called to charge nurse, RN. dr. will see.",
 ]
 
 

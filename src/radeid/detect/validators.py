@@ -16,7 +16,10 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
+
+from radeid.wordlists import bundled_data_path
 
 Validator = Callable[[str, "re.Match[str]", Mapping[str, Any]], bool]
 
@@ -228,6 +231,75 @@ def valid_age_words(value: str, match: re.Match[str], options: Mapping[str, Any]
     if age is None:
         return False
     return int(options.get("age_threshold", 89)) < age <= int(options.get("max_age", 125))
+
+
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+
+
+@lru_cache(maxsize=1)
+def _word_ranks() -> dict[str, int]:
+    """Rank of each of the 20,000 most frequent English words (0 = most frequent), from the bundled
+    list that `radeid.detect.forms` also reads."""
+    path = bundled_data_path("lexicons", "common_words_en.txt")
+    with open(path, encoding="utf-8") as handle:
+        words = [line.rstrip("\n") for line in handle if not line.startswith("# ")]
+    ranks: dict[str, int] = {}
+    for rank, word in enumerate(words):
+        ranks.setdefault(word, rank)
+    return ranks
+
+
+def _in_name_table(key: str, names: frozenset[str]) -> bool:
+    """A word (case-folded) is a person name: itself, each part of a hyphenated name (mary-kate),
+    or the part after an apostrophe (o'brien, d'angelo)."""
+    if key in names:
+        return True
+    if "-" in key:
+        return all(part in names for part in key.split("-") if part)
+    if "'" in key:
+        return key.rsplit("'", 1)[1] in names
+    return False
+
+
+@register_validator("person_name")
+def valid_person_name(value: str, match: re.Match[str], options: Mapping[str, Any]) -> bool:
+    """A name after a cue, word by word, for names written in lower case ("dr. o'brien", "Patient:
+    jane doe") and answers to a name question.
+
+    A lower-case word must be a person name of the name table (`radeid.detect.forms.person_names`:
+    Faker's names of many locales) that is not among the `common_rank` (default 1,000) most
+    frequent English words ("will", "may", "said" are names too); with `unknown_words = true` a
+    word missing from both the name table and the frequency list also counts ("kowalski" after
+    "Mrs."), and with `unknown_with_name = true` only when another word of the span is a name
+    ("dunmore, gerald"). A capitalised word must not be a frequent English word that is no name
+    ("Declined", "Unknown"). At most `max_words` (default 3) words.
+    """
+    from radeid.detect.forms import common_words, person_names
+
+    words = _NAME_WORD.findall(value)
+    if not words or len(words) > int(options.get("max_words", 3)):
+        return False
+    names = person_names()
+    ranks = _word_ranks()
+    common_rank = int(options.get("common_rank", 1000))
+    unknown_ok = bool(options.get("unknown_words", False))
+    unknown_with_name = bool(options.get("unknown_with_name", False))
+    keys = [word.casefold().replace("’", "'") for word in words]
+    has_name = any(_in_name_table(key, names) for key in keys)
+    for word, key in zip(words, keys, strict=True):
+        if not word.islower():
+            if key in common_words():
+                return False
+            continue
+        rank = ranks.get(key)
+        if _in_name_table(key, names):
+            if rank is not None and rank < common_rank:
+                return False
+            continue
+        if rank is None and len(key) >= 3 and (unknown_ok or (unknown_with_name and has_name)):
+            continue
+        return False
+    return True
 
 
 @register_validator("digits")
