@@ -400,3 +400,17 @@ def test_a_house_number_before_a_name_and_a_number_is_no_clock_time(resolver: Re
         ("2035 Gewerbepark 45 Apt. 815", "LOCATION")
     ]
     assert resolved(resolver, "seen at 1400 by the team", ("1400", ID, "transformer")) == []
+
+
+def test_an_age_in_words_over_the_threshold_passes_the_age_check(resolver: Resolver) -> None:
+    from radeid.detect.transformer.detector import plausible
+
+    text = "She is ninety-one years old."
+    assert resolved(resolver, text, ("ninety-one", Category.AGE, "transformer")) == [("ninety-one", "AGE")]
+    assert resolved(resolver, "He is seventy years old.", ("seventy", Category.AGE, "transformer")) == []
+    assert plausible(text, Span(7, 17, Category.AGE, source="transformer"))
+
+
+def test_a_redaction_placeholder_does_not_propagate(resolver: Resolver) -> None:
+    text = "Dr. XXXX reviewed. XXXX opacity in the XXXX lobe."
+    assert resolved(resolver, text, ("XXXX", Category.HCW, "rules/name_hcw_title")) == [("XXXX", "HCW")]

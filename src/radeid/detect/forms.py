@@ -267,6 +267,11 @@ class FormChecker:
 
     def _age(self, text: str, span: Span, piece: str) -> bool:
         numbers = [int(n) for n in _NUMBER.findall(piece)]
+        if not numbers:  # "ninety-one years old"
+            from radeid.detect.validators import number_from_words
+
+            value = number_from_words(piece)
+            numbers = [value] if value is not None else []
         if not any(self.age_threshold < n <= 130 for n in numbers):
             return False
         around = text[max(0, span.start - 20) : span.end + 20]

@@ -60,9 +60,15 @@ def propagate(text: str, spans: Sequence[Span]) -> list[Span]:
     return found
 
 
+#: A redaction placeholder ("XXXX", "***"): another such mark elsewhere is not the same entity.
+_PLACEHOLDER = re.compile(r"(?i)[\sx*#_-]*x{3,}[\sx*#_-]*|[\s*#_-]+")
+
+
 def _forms(text: str, span: Span) -> Iterable[str]:
     """The surface forms one entity is looked for under."""
     piece = text[span.start : span.end]
+    if _PLACEHOLDER.fullmatch(piece):
+        return
     if span.category is Category.ID:
         if len(piece) >= 4 and any(ch.isdigit() for ch in piece):
             yield piece
@@ -75,7 +81,7 @@ def _forms(text: str, span: Span) -> Iterable[str]:
         if len(words) >= 2:
             # "Carver" of "John Carver"; "Carver" of "Carver, John" (surname first after a comma)
             surname = words[0] if "," in piece else words[-1]
-            if len(surname) >= 4:
+            if len(surname) >= 4 and not _PLACEHOLDER.fullmatch(surname):
                 yield surname
 
 

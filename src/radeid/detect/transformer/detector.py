@@ -38,13 +38,18 @@ def plausible(text: str, span: Span) -> bool:
 
     Categories with a formal shape are checked, because models trained on synthetic data fire on
     look-alikes in real prose ("786.2" codes as phones, "/" as a date, "today" as a date): a
-    phone has at least 7 digits, an ID, IP or AGE a digit, a date a digit or a month or day name.
+    phone has at least 7 digits, an ID or IP a digit, an AGE a digit or a number in words, a date a
+    digit or a month or day name.
     Names, places and vendors are not checked (they have no shape).
     """
     piece = text[span.start : span.end]
     category = span.category
     if category is Category.PHONE:
         return sum(ch.isdigit() for ch in piece) >= 7
+    if category is Category.AGE and not any(ch.isdigit() for ch in piece):
+        from radeid.detect.validators import number_from_words
+
+        return number_from_words(piece) is not None  # "ninety-one"
     if category in (Category.ID, Category.IP, Category.AGE):
         return any(ch.isdigit() for ch in piece)
     if category is Category.DATE:
