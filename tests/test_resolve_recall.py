@@ -414,3 +414,12 @@ def test_an_age_in_words_over_the_threshold_passes_the_age_check(resolver: Resol
 def test_a_redaction_placeholder_does_not_propagate(resolver: Resolver) -> None:
     text = "Dr. XXXX reviewed. XXXX opacity in the XXXX lobe."
     assert resolved(resolver, text, ("XXXX", Category.HCW, "rules/name_hcw_title")) == [("XXXX", "HCW")]
+
+
+def test_a_surname_before_a_credential_is_no_city_and_state() -> None:
+    from radeid.detect.gazetteer import find_places
+
+    text = "Electronically signed by: Jane Smith, MD on 03/04/2019"
+    assert find_places(text) == []
+    text = "Moved from Boston, MA last year. TRANSFERRED FROM MOBILE BY AIR."
+    assert [text[a:b] for a, b in find_places(text)] == ["Boston, MA", "MOBILE"]

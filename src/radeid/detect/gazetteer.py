@@ -62,7 +62,10 @@ def place_context(text: str, start: int, end: int) -> bool:
     before = text[max(line_start, start - 40) : start]
     if _BEFORE.search(before) is not None or _AFTER.match(text, end) is not None:
         return True
-    if _STATE_AFTER.match(text, end) is not None or _region_after(text, end):
+    state = _STATE_AFTER.match(text, end)
+    if state is not None and not _credential_after_name(text, start, text[start:end], state.group()):
+        return True
+    if _region_after(text, end):
         return True
     # "between Phoenix and Vegas", "Miami or Tampa": after another place and a conjunction
     listed = _LISTED.search(before)
@@ -96,25 +99,15 @@ def find_places(text: str) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     common = _common_words()
     for run in _CAPITALISED_RUN.finditer(text):
-        words = list(re.finditer(r"\S+", run.group()))
-        for n in range(len(words), 0, -1):
-            start, end = run.start(), run.start() + words[n - 1].end()
-            piece = text[start:end]
-            if not is_place_name(piece) or _NOT_AFTER.match(text, end):
+        words = [(run.start() + m.start(), run.start() + m.end()) for m in re.finditer(r"\S+", run.group())]
+        i = 0
+        while i < len(words):
+            place = _place_at(text, words, i, common)
+            if place is None:
+                i += 1
                 continue
-            line_start = text.rfind("\n", 0, start) + 1
-            before = text[max(line_start, start - 40) : start]
-            state = _STATE_AFTER.match(text, end)
-            listed = _LISTED.search(before)
-            strong = (
-                _STRONG_BEFORE.search(before) is not None
-                or state is not None
-                or (listed is not None and is_place_name(listed.group(1)) and place_context(text, start, end))
-            )
-            plain = piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)
-            if strong or plain:
-                found.append((start, state.end() if state is not None else end))  # "Temple, TX" is one span
-            break
+            found.append(place)
+            i = next((k for k, w in enumerate(words) if w[0] >= place[1]), len(words))
     return found
 
 
@@ -128,6 +121,52 @@ def _region_after(text: str, end: int) -> bool:
 def _regions() -> frozenset[str]:
     path = bundled_data_path("lexicons", "places.txt")
     return frozenset(term.lstrip("=").casefold() for term in read_word_list(path))
+
+
+def _place_at(
+    text: str, words: list[tuple[int, int]], first: int, common: frozenset[str]
+) -> tuple[int, int] | None:
+    """The longest gazetteer name starting at word `first` of a capitalised run that the text
+    marks as a place (see `find_places`), with a state code after it included."""
+    for n in range(min(len(words) - first, 4), 0, -1):
+        start, end = words[first][0], words[first + n - 1][1]
+        piece = text[start:end]
+        if not is_place_name(piece) or _NOT_AFTER.match(text, end):
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        before = text[max(line_start, start - 40) : start]
+        state = _STATE_AFTER.match(text, end)
+        if state is not None and _credential_after_name(text, start, piece, state.group()):
+            state = None
+        listed = _LISTED.search(before)
+        strong = (
+            _STRONG_BEFORE.search(before) is not None
+            or state is not None
+            or (listed is not None and is_place_name(listed.group(1)) and place_context(text, start, end))
+        )
+        plain = piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)
+        if strong or plain:
+            return (start, state.end() if state is not None else end)  # "Temple, TX" is one span
+        return None  # the longest name here is no place in this context: no shorter one either
+    return None
+
+
+def _credential_after_name(text: str, start: int, piece: str, state: str) -> bool:
+    """", MD" / ", PA" / ", MA" / ", MS" after a person's name is a degree, not a state: "Jane
+    Smith, MD" (a first name before the candidate, or the candidate is a person's name)."""
+    code = state.strip(" \t,").upper()
+    if code not in {"MD", "PA", "MA", "MS"}:
+        return False
+    names = _person_names()
+    before = re.search(r"([A-Z][a-z'’-]+)[ \t]+\Z", text[max(0, start - 30) : start])
+    return piece.casefold() in names or (before is not None and before.group(1).casefold() in names)
+
+
+@lru_cache(maxsize=1)
+def _person_names() -> frozenset[str]:
+    from radeid.detect.forms import person_names
+
+    return person_names()
 
 
 @lru_cache(maxsize=1)
