@@ -13,7 +13,9 @@ from radeid.config import Config, ConfigError
 def test_defaults_load() -> None:
     config = Config.load()
     assert config.pipeline.detectors == ("rules", "lexicon", "transformer")
-    assert config.transformer.model == "bundled" and config.transformer.check_forms
+    # the resolver's form checks judge model spans (after completion and gazetteer evidence)
+    assert config.transformer.model == "bundled" and not config.transformer.check_forms
+    assert config.resolver.form_check_sources == ("transformer",)
     assert config.rules.age_threshold == 89
     assert config.replace.mode == "surrogate"  # what `radeid deid` does with no options
     assert config.io.on_error == "fail" and config.surrogate.scope == "patient"

@@ -423,3 +423,12 @@ def test_a_surname_before_a_credential_is_no_city_and_state() -> None:
     assert find_places(text) == []
     text = "Moved from Boston, MA last year. TRANSFERRED FROM MOBILE BY AIR."
     assert [text[a:b] for a, b in find_places(text)] == ["Boston, MA", "MOBILE"]
+
+
+def test_an_address_unit_and_a_postcode_are_no_temperature_or_b_value(resolver: Resolver) -> None:
+    text = "Domicilio: calle Mayor 129, 8C."
+    assert resolved(resolver, text, ("8C", L, "transformer")) == [("8C", "LOCATION")]
+    text = "Portal 2, 1º B 37007 Salamanca"
+    assert resolved(resolver, text, ("37007", L, "transformer")) == [("37007", "LOCATION")]
+    assert resolved(resolver, "Temp 38 C today", ("38", Category.AGE, "transformer")) == []
+    assert resolved(resolver, "DWI b 1000 shows", ("1000", ID, "transformer")) == []
