@@ -432,3 +432,16 @@ def test_an_address_unit_and_a_postcode_are_no_temperature_or_b_value(resolver: 
     assert resolved(resolver, text, ("37007", L, "transformer")) == [("37007", "LOCATION")]
     assert resolved(resolver, "Temp 38 C today", ("38", Category.AGE, "transformer")) == []
     assert resolved(resolver, "DWI b 1000 shows", ("1000", ID, "transformer")) == []
+
+
+def test_a_number_too_short_for_a_phone_is_kept_as_an_id(resolver: Resolver) -> None:
+    text = "The address is 6750 Koskikatu 25, 35739 Artilleros"
+    assert resolved(resolver, text, ("35739", Category.PHONE, "transformer")) == [("35739", "ID")]
+    assert resolved(resolver, "Where would you like it", ("would you", Category.PHONE, "transformer")) == []
+    assert resolved(resolver, "Temp 98.6 F", ("98.6", Category.PHONE, "transformer")) == []
+
+
+def test_a_mixed_number_is_no_date_range() -> None:
+    text = "woman, 8-1/2 months pregnant"
+    span = Span(text.index("-1"), text.index("-1") + 2, D, source="transformer")
+    assert [text[s.start : s.end] for s in complete(text, span)] == ["-1"]

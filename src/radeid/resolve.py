@@ -180,6 +180,14 @@ class Resolver:
                         checked.append(place)
                         continue
                     failed = self.forms.failure(text, s)
+                    if failed == "phone" and _short_number(text, s):
+                        # a number too short for a phone (a postcode, a house number) that no
+                        # protected pattern claimed: PHI of another shape, kept as an ID
+                        number = s.with_(category=Category.ID, subtype=None)
+                        if trace is not None:
+                            trace.append(Decision("form", "relabelled", s, (number,), "phone_short_number"))
+                        checked.append(number)
+                        continue
                     if failed is not None:
                         if trace is not None:
                             trace.append(Decision("form", "dropped", s, (), failed))
@@ -341,6 +349,12 @@ def _place_evidence(text: str, span: Span) -> Span | None:
     if span.category is Category.LOCATION:
         return span
     return span.with_(category=Category.LOCATION, subtype="CITY")
+
+
+def _short_number(text: str, span: Span) -> bool:
+    """Digits only (spaces, dashes and dots between them), at least three: "35739", "6400 12"."""
+    piece = text[span.start : span.end]
+    return sum(ch.isdigit() for ch in piece) >= 3 and all(ch.isdigit() or ch in " -." for ch in piece)
 
 
 def _key(span: Span) -> tuple[int, int, Category, str]:

@@ -33,7 +33,9 @@ _DATE_SHAPE = re.compile(
     r"|(?<![\w/.-])(?:18|19|20)\d\d(?=[ \t]*(?:-|–|to|through|until)[ \t]*(?:(?:18|19|20)\d\d|present|now|current)\b)"
     r"|(?<=[-–])(?:18|19|20)\d\d(?![\w/]|\.\d)"
     r"|(?<=to[ ])(?:18|19|20)\d\d(?![\w/]|\.\d)"
-    r"|(?<![\w/.])\d{1,4}(?P<sep>[/.-])\d{1,4}(?:(?P=sep)\d{1,4})?(?![\w/]|\.\d)"
+    # not after a bare number and a hyphen: "8-1/2 months" is a mixed number, "4/20-8/20" a range
+    r"|(?<![\w/.])(?<![^\d/.-]\d-)(?<![^\d/.-]\d\d-)(?<!^\d-)(?<!^\d\d-)"
+    r"\d{1,4}(?P<sep>[/.-])\d{1,4}(?:(?P=sep)\d{1,4})?(?![\w/]|\.\d)"
     rf"|(?i:(?<![\w]){_MONTH}\.?(?:[ \t]+\d{{1,2}}(?:st|nd|rd|th)?(?![\w]))?{_YEAR_TAIL})(?![\w])"
     rf"|(?i:(?<![\w])\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH}\.?{_YEAR_TAIL})(?![\w])"
     r"|(?i:(?<![\w])(?:spring|summer|fall|autumn|winter)[ \t]+(?:of[ \t]+)?(?:18|19|20)\d\d)(?![\w])"
