@@ -100,7 +100,7 @@ def ref_keep_initial_period(text: str, start: int, end: int) -> int:
         and text[end] == "."
         and end > start
         and text[end - 1].isupper()
-        and (end - 1 == start or not text[end - 2].isalnum())
+        and (end - 1 == start or not (text[end - 2].isalnum() or text[end - 2] == "-"))
     ):
         return end + 1
     return end

@@ -252,13 +252,14 @@ def _lower_word(word: str, keep: frozenset[str] = frozenset()) -> bool:
 
 
 def _keep_initial_period(text: str, start: int, end: int) -> int:
-    """A name that ends with an initial keeps its period (`Mohmad R.`), so it joins the surname."""
+    """A name that ends with an initial keeps its period (`Mohmad R.`), so it joins the surname (not the
+    last letter of a spelled-out name, `O-Y-E-N.`)."""
     if (
         end < len(text)
         and text[end] == "."
         and end > start
         and text[end - 1].isupper()
-        and (end - 1 == start or not text[end - 2].isalnum())
+        and (end - 1 == start or not (text[end - 2].isalnum() or text[end - 2] == "-"))
     ):
         return end + 1
     return end

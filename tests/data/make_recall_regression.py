@@ -361,7 +361,7 @@ LINES: dict[str, list[Line]] = {
         "PT: [[PATIENT|MCALLISTER, BRIDGET]]",
         "hello this is [[HCW|dana]] from the cath lab calling about mr. [[PATIENT|ferris]]",
         "[[PATIENT|Henrietta Boggs]] prefers to be called [[PATIENT|Hetty]].",
-        ("Q: Last name? A: [[PATIENT|Oyelaran]]. Q: Can you spell it? A: [[PATIENT|O-Y-E-L-A-R-A-N]].", "a lower-case name, or a name given as a bare answer, has no cue the rules read and the model misses it: 'O-Y-E-L-A-R-A-N' (PATIENT) found only as 'E' VENDOR"),
+        "Q: Last name? A: [[PATIENT|Oyelaran]]. Q: Can you spell it? A: [[PATIENT|O-Y-E-L-A-R-A-N]].",
         "pt's wife [[PATIENT|gloria]] at bedside, updated on plan",
         "[[PATIENT|Sorensen]] again refused the 0600 labs; [[PATIENT|sorensen]] agreeable to 0800.",
         "Dr [[HCW|Okafor]] to see. [[HCW|Okafor]] aware of K 5.9.",
