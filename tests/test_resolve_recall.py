@@ -445,3 +445,10 @@ def test_a_mixed_number_is_no_date_range() -> None:
     text = "woman, 8-1/2 months pregnant"
     span = Span(text.index("-1"), text.index("-1") + 2, D, source="transformer")
     assert [text[s.start : s.end] for s in complete(text, span)] == ["-1"]
+
+
+def test_a_name_the_model_gave_a_shape_category_is_judged_as_a_name(resolver: Resolver) -> None:
+    text = "Domicilio: Paseo Oyelaran, 37."
+    assert resolved(resolver, text, ("Oyelaran", Category.URL, "transformer")) == [("Oyelaran", "PATIENT")]
+    assert resolved(resolver, "Visit our website today", ("website", Category.URL, "transformer")) == []
+    assert resolved(resolver, "I said so", ("I", Category.URL, "transformer")) == []

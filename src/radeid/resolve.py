@@ -188,6 +188,20 @@ class Resolver:
                             trace.append(Decision("form", "relabelled", s, (number,), "phone_short_number"))
                         checked.append(number)
                         continue
+                    piece = s.text_in(text)
+                    if (
+                        failed in ("email", "url", "ip")
+                        and not any(ch.isdigit() for ch in piece)
+                        and sum(ch.isalpha() for ch in piece) > 1
+                    ):
+                        # words the model gave a shape category ("Almansa" as an e-mail): judged
+                        # as a name instead; a capitalised word that is no common word stays
+                        name = s.with_(category=Category.PATIENT, subtype=None)
+                        if self.forms.failure(text, name) is None:
+                            if trace is not None:
+                                trace.append(Decision("form", "relabelled", s, (name,), f"{failed}_to_name"))
+                            checked.append(name)
+                            continue
                     if failed is not None:
                         if trace is not None:
                             trace.append(Decision("form", "dropped", s, (), failed))

@@ -71,7 +71,10 @@ def test_age_needs_a_number_over_the_threshold_next_to_an_age_word(checker: Form
     assert ok(checker, "a 93 year old woman", Category.AGE, "93")
     assert not ok(checker, "Temp 98.6 F", Category.AGE, "98")
     assert not ok(checker, "a 45 year old woman", Category.AGE, "45")
-    assert not ok(checker, "Age: ninety", Category.AGE, "ninety")
+    # an age written in words counts as its number (issue 25): over the threshold it is PHI
+    assert ok(checker, "Age: ninety", Category.AGE, "ninety")
+    assert not ok(checker, "Age: seventy", Category.AGE, "seventy")
+    assert not ok(checker, "Age: unknown", Category.AGE, "unknown")
 
 
 def test_a_single_common_word_is_not_a_name_place_hospital_or_vendor(checker: FormChecker) -> None:
