@@ -188,11 +188,11 @@ class Resolver:
                             trace.append(Decision("form", "relabelled", s, (number,), "phone_short_number"))
                         checked.append(number)
                         continue
-                    piece = s.text_in(text)
+                    words = s.text_in(text)
                     if (
                         failed in ("email", "url", "ip")
-                        and not any(ch.isdigit() for ch in piece)
-                        and sum(ch.isalpha() for ch in piece) > 1
+                        and not any(ch.isdigit() for ch in words)
+                        and sum(ch.isalpha() for ch in words) > 1
                     ):
                         # words the model gave a shape category ("Almansa" as an e-mail): judged
                         # as a name instead; a capitalised word that is no common word stays

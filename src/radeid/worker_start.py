@@ -185,14 +185,20 @@ def warm() -> None:
 
 def load_lazy_tables() -> None:
     """Load the tables the pipeline reads only on first need, which the warm-up sample does not
-    need: the most frequent English words (a lower-case span), and the 20 MB WGND table (a first
+    need: the most frequent English words (a lower-case span), the place gazetteer (a place in a
+    place context), the name tables of the lower-case name rules, and the 20 MB WGND table (a first
     name the smaller gender tables do not know). Most corpora need them, and a worker that loads
     one itself pays up to 0.3 CPU-seconds before its first batch is done."""
-    from radeid.detect.forms import common_words, function_words
+    from radeid.detect.forms import common_words, function_words, person_names
+    from radeid.detect.gazetteer import load_tables
+    from radeid.detect.validators import load_name_tables
     from radeid.surrogate.name_pools import wgnd_gender
 
     function_words()
     common_words()
+    person_names()
+    load_tables()  # the place gazetteer, states and countries
+    load_name_tables()  # the word ranks of the lower-case name rules
     wgnd_gender("warm")
 
 

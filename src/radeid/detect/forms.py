@@ -29,7 +29,14 @@ from radeid.categories import Category
 from radeid.document import Span
 from radeid.wordlists import bundled_data_path, read_word_list
 
-__all__ = ["FormChecker", "common_words", "function_words", "looks_like_date", "only_function_words"]
+__all__ = [
+    "FormChecker",
+    "common_words",
+    "function_words",
+    "looks_like_date",
+    "only_function_words",
+    "ranked_words",
+]
 
 #: How many of the most frequent English words count as "common". pyspellchecker's list is ranked
 #: by frequency in film subtitles, so below ~20,000 it is full of first names and places
@@ -153,6 +160,11 @@ def _ranked_words() -> tuple[str, ...]:
     path = bundled_data_path("lexicons", "common_words_en.txt")
     with open(path, encoding="utf-8") as handle:
         return tuple(line.rstrip("\n") for line in handle if not line.startswith("# "))
+
+
+def ranked_words() -> tuple[str, ...]:
+    """The bundled English words, most frequent first (read once per process)."""
+    return _ranked_words()
 
 
 @lru_cache(maxsize=1)

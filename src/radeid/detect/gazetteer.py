@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from radeid.wordlists import bundled_data_path, read_word_list
 
-__all__ = ["GAZETTEER_SOURCE", "find_places", "gazetteer_places", "is_place_name", "place_context"]
+__all__ = ["GAZETTEER_SOURCE", "find_places", "gazetteer_places", "is_place_name", "load_tables", "place_context"]
 
 #: The source of a place the gazetteer proposes itself (in a strong place context).
 GAZETTEER_SOURCE = "lexicon/gazetteer"
@@ -34,6 +34,14 @@ _AFTER = re.compile(r"[ \t]+(?i:area|suburbs|metro|region)\b|[ \t]+\d{5}\b")
 _COMMA_NAME = re.compile(r"[ \t]*,[ \t]*([A-Z][A-Za-z]+(?:[ \t]+[A-Z][A-Za-z]+)?)\b")
 #: A place name is not followed by these (Rome IV criteria, Buffalo hump, Reading room).
 _NOT_AFTER = re.compile(r"[ \t]+(?:[IVX]+\b|\d|(?i:criteria|hump|room|sign|unit|catheter|scale)\b)")
+
+
+def load_tables() -> None:
+    """Read every table this module uses (the fork server's warm-up: workers inherit them)."""
+    gazetteer_places()
+    _regions()
+    _person_names()
+    _common_words()
 
 
 @lru_cache(maxsize=1)

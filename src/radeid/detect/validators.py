@@ -19,8 +19,6 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from radeid.wordlists import bundled_data_path
-
 Validator = Callable[[str, "re.Match[str]", Mapping[str, Any]], bool]
 
 VALIDATORS: dict[str, Validator] = {}
@@ -236,15 +234,19 @@ def valid_age_words(value: str, match: re.Match[str], options: Mapping[str, Any]
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
+def load_name_tables() -> None:
+    """Read the tables of the `person_name` validator (the fork server's warm-up)."""
+    _word_ranks()
+
+
 @lru_cache(maxsize=1)
 def _word_ranks() -> dict[str, int]:
     """Rank of each of the 20,000 most frequent English words (0 = most frequent), from the bundled
     list that `radeid.detect.forms` also reads."""
-    path = bundled_data_path("lexicons", "common_words_en.txt")
-    with open(path, encoding="utf-8") as handle:
-        words = [line.rstrip("\n") for line in handle if not line.startswith("# ")]
+    from radeid.detect.forms import ranked_words
+
     ranks: dict[str, int] = {}
-    for rank, word in enumerate(words):
+    for rank, word in enumerate(ranked_words()):
         ranks.setdefault(word, rank)
     return ranks
 
