@@ -452,3 +452,31 @@ def test_a_name_the_model_gave_a_shape_category_is_judged_as_a_name(resolver: Re
     assert resolved(resolver, text, ("Oyelaran", Category.URL, "transformer")) == [("Oyelaran", "PATIENT")]
     assert resolved(resolver, "Visit our website today", ("website", Category.URL, "transformer")) == []
     assert resolved(resolver, "I said so", ("I", Category.URL, "transformer")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "expected"),
+    [
+        ("En febrero de 2003 hay nuevo", "de 2003", ["febrero de 2003"]),
+        ("en octubre del 2005 debido", "del 2005", ["octubre del 2005"]),
+        ("El 23-enero-2004 se", "23", ["23-enero-2004"]),
+    ],
+)
+def test_a_model_piece_of_a_date_in_another_language_grows_to_the_date(
+    text: str, piece: str, expected: list[str]
+) -> None:
+    start = text.index(piece)
+    span = Span(start, start + len(piece), D, source="transformer")
+    assert [text[s.start : s.end] for s in complete(text, span)] == expected
+
+
+def test_a_street_the_model_found_takes_its_house_number() -> None:
+    for text, piece, expected in [
+        ("Domicilio: Calle Manuel Bertrand, 23.", "Calle Manuel Bertrand", "Calle Manuel Bertrand, 23"),
+        ("He lives on Maple Avenue 129 with his wife.", "Maple Avenue", "Maple Avenue 129"),
+        ("Lives on Oak Street, 12 years now.", "Oak Street", "Oak Street"),
+        ("Moved to Boston, 2 weeks ago.", "Boston", "Boston"),
+    ]:
+        start = text.index(piece)
+        span = Span(start, start + len(piece), L, source="transformer")
+        assert [text[s.start : s.end] for s in complete(text, span)] == [expected]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from radeid.categories import Category
-from radeid.detect.forms import looks_like_date, only_function_words
+from radeid.detect.forms import MONTHS, looks_like_date, only_function_words
 from radeid.document import Span
 from radeid.edges import CREDENTIALS
 
@@ -22,9 +22,12 @@ __all__ = ["complete"]
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|"
+    # the month names `looks_like_date` knows in Spanish, German, French, Italian and Portuguese
+    + "|".join(sorted((m for m in MONTHS if len(m) > 3 and m.isalpha()), key=len, reverse=True))
+    + ")"
 )
-_YEAR_TAIL = r"(?:,?[ \t]+(?:'\d{2}|\d{4}))?"
+_YEAR_TAIL = r"(?:,?[ \t]+(?:(?:de|del)[ \t]+)?(?:'\d{2}|\d{4}))?"
 #: Date-shaped text: a month and a year (3/2019), years of a range (2010-2015, 2015 to 2019),
 #: numeric dates with one separator (4-25-10, 11/22, 2019-07-04; "4/20-8/20" is two), month first
 #: (Aug 10, '23; March 3rd, 2019), day first (3 March 2019, 3rd of March) and a season ("Fall 2019").
@@ -37,7 +40,8 @@ _DATE_SHAPE = re.compile(
     r"|(?<![\w/.])(?<![^\d/.-]\d-)(?<![^\d/.-]\d\d-)(?<!^\d-)(?<!^\d\d-)"
     r"\d{1,4}(?P<sep>[/.-])\d{1,4}(?:(?P=sep)\d{1,4})?(?![\w/]|\.\d)"
     rf"|(?i:(?<![\w]){_MONTH}\.?(?:[ \t]+\d{{1,2}}(?:st|nd|rd|th)?(?![\w]))?{_YEAR_TAIL})(?![\w])"
-    rf"|(?i:(?<![\w])\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH}\.?{_YEAR_TAIL})(?![\w])"
+    rf"|(?i:(?<![\w])\d{{1,2}}[-/.]{_MONTH}[-/.](?:\d{{4}}|\d{{2}}))(?![\w])"
+    rf"|(?i:(?<![\w])\d{{1,2}}(?:st|nd|rd|th|\.)?[ \t]+(?:(?:of|de)[ \t]+)?{_MONTH}\.?{_YEAR_TAIL})(?![\w])"
     r"|(?i:(?<![\w])(?:spring|summer|fall|autumn|winter)[ \t]+(?:of[ \t]+)?(?:18|19|20)\d\d)(?![\w])"
     r"|(?<![\w/.-])(?:18|19|20)\d\d(?![\w/]|[.-]\d)"
 )
@@ -80,7 +84,32 @@ def complete(text: str, span: Span, *, model: bool = True) -> list[Span]:
         added = text[span.end : whole.end].split()
         if whole.end > span.end and any(_is_head(w) for w in added):
             return [whole.with_(category=Category.HOSPITAL, subtype=None)]
+        return [_complete_house_number(text, span)]
     return [span]
+
+
+#: Words that make a place a street: English street types and the street words of other languages.
+_STREET_WORDS = frozenset(
+    """street st avenue ave road rd lane ln drive dr boulevard blvd way court ct place pl terrace
+    circle parkway highway calle c avda avenida av paseo plaza pza ronda carrer rua travesía
+    travesia camino ctra carretera via viale rue strasse straße str weg gasse platz""".split()
+)
+#: A house number after a street: ", 23", " 129", ", nº 3", "19B".
+_HOUSE_NUMBER = re.compile(
+    r",?[ \t]*(?:n[º°o]\.?[ \t]*)?\d{1,5}[A-Za-z]?(?![\w/]|[.,]\d)"
+    r"(?![ \t]*(?i:years?|yrs?|months?|mos?|weeks?|days?|hours?|minutes?|times|am|pm|a\.m|p\.m|%|mg|ml|cm|mm)\b)"
+)
+
+
+def _complete_house_number(text: str, span: Span) -> Span:
+    """A street the model found without its number ("Calle Manuel Bertrand" + ", 23") takes it."""
+    words = {w.lower().strip(".,/") for w in re.findall(r"[\w/.]+", text[span.start : span.end])}
+    if not words & _STREET_WORDS:
+        return span
+    match = _HOUSE_NUMBER.match(text, span.end)
+    if match is None:
+        return span
+    return span.with_(end=match.end())
 
 
 #: The whole token a model's piece of an e-mail, URL, IP or phone number belongs to

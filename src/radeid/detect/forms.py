@@ -30,6 +30,7 @@ from radeid.document import Span
 from radeid.wordlists import bundled_data_path, read_word_list
 
 __all__ = [
+    "MONTHS",
     "FormChecker",
     "common_words",
     "function_words",
@@ -73,6 +74,8 @@ for _language_months in _FOREIGN_MONTHS:
         _MONTHS.setdefault(_month, _number)
 _MONTHS.update({"setiembre": 9, "maerz": 3, "jänner": 1})
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: Month names (lower case) to their number: English and the foreign names above.
+MONTHS: dict[str, int] = _MONTHS
 _WEEKDAY = re.compile(
     r"(?i)\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)(?:day|nesday|rsday|urday)?\.?\b|\b(?:today|yesterday|tomorrow)\b"
 )
