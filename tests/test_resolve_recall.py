@@ -480,3 +480,10 @@ def test_a_street_the_model_found_takes_its_house_number() -> None:
         start = text.index(piece)
         span = Span(start, start + len(piece), L, source="transformer")
         assert [text[s.start : s.end] for s in complete(text, span)] == [expected]
+
+
+def test_anatomy_abbreviations_are_protected_in_capitals_only(resolver: Resolver) -> None:
+    assert resolved(resolver, "LA mildly dilated.", ("LA", L, "transformer")) == []
+    text = "Domicilio: Calle de la Bola 19."
+    assert resolved(resolver, text, ("Calle de la Bola 19", L, "transformer")) == [("Calle de la Bola 19", "LOCATION")]
+    assert resolved(resolver, "Moved from Lima, Peru.", ("Lima", L, "transformer")) == [("Lima", "LOCATION")]
