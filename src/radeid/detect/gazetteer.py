@@ -39,9 +39,17 @@ _NOT_AFTER = re.compile(r"[ \t]+(?:[IVX]+\b|\d|(?i:criteria|hump|room|sign|unit|
 def load_tables() -> None:
     """Read every table this module uses (the fork server's warm-up: workers inherit them)."""
     gazetteer_places()
+    _first_words()
     _regions()
     _person_names()
     _common_words()
+
+
+@lru_cache(maxsize=1)
+def _first_words() -> frozenset[str]:
+    """The first word of every gazetteer name (case-folded), possessive forms included."""
+    firsts = {name.split()[0] for name in gazetteer_places() if name.split()}
+    return frozenset(firsts | {w + "'s" for w in firsts} | {w + "’s" for w in firsts})
 
 
 @lru_cache(maxsize=1)
@@ -81,8 +89,10 @@ def place_context(text: str, start: int, end: int) -> bool:
 
 
 _LISTED = re.compile(r"([A-Z][\w'’.-]*)[ \t]*(?:,|[ \t]and|[ \t]or|[ \t]&)[ \t]+\Z")
-#: Capitalised runs of up to four words: the candidates `find_places` looks up.
-_CAPITALISED_RUN = re.compile(r"(?<![\w'’.-])[A-Z][\w'’-]*(?:\.?[ \t]+[A-Z][\w'’-]*){0,3}")
+#: A capitalised word and up to three capitalised words after it: the names `find_places` looks up.
+_CAPITALISED_WORD = re.compile(r"(?<![\w'’.-])[A-Z][\w'’-]*")
+_FOLLOWING_WORDS = re.compile(r"(?:\.?[ \t]+[A-Z][\w'’-]*){0,3}")
+_NAME_WORD = re.compile(r"[A-Z][\w'’-]*")
 #: A label or cue after which a name is a place whatever the word ("City: Independence", "moved
 #: here from Reading", "flying in from Mobile").
 _STRONG_BEFORE = re.compile(
@@ -106,16 +116,20 @@ def find_places(text: str) -> list[tuple[int, int]]:
     same place contexts the resolver uses). The longest name of a capitalised run wins."""
     found: list[tuple[int, int]] = []
     common = _common_words()
-    for run in _CAPITALISED_RUN.finditer(text):
-        words = [(run.start() + m.start(), run.start() + m.end()) for m in re.finditer(r"\S+", run.group())]
-        i = 0
-        while i < len(words):
-            place = _place_at(text, words, i, common)
-            if place is None:
-                i += 1
-                continue
+    firsts = _first_words()
+    taken = 0
+    for word in _CAPITALISED_WORD.finditer(text):
+        # only a word that begins some gazetteer name is looked at (few words of a text are)
+        if word.start() < taken or word.group().casefold() not in firsts:
+            continue
+        following = _FOLLOWING_WORDS.match(text, word.end())
+        words = [word.span()]
+        if following is not None and following.group():
+            words += [(word.end() + m.start(), word.end() + m.end()) for m in _NAME_WORD.finditer(following.group())]
+        place = _place_at(text, words, 0, common)
+        if place is not None:
             found.append(place)
-            i = next((k for k, w in enumerate(words) if w[0] >= place[1]), len(words))
+            taken = place[1]
     return found
 
 
