@@ -94,11 +94,21 @@ _SYMBOL_OR_CUE = re.compile(
     r"|phone|tel|fax|e-?mail|hospital|clinic|facility|location|read|reviewed|approved|verified|cc)\b"
     r"(?:\s*:|\s+by\b))"
     r"|(?i:\b(?:name\s+is|call(?:s|ed)?\s+me)\b)"
-    # a title in lower case with its period ("per dr. j. ramos"), an initial after a surname
-    # ("Singh, A."), a name spelled out ("O-Y-E-L-A-R-A-N"), a facility in lower case
-    r"|(?i:\b(?:dr|mr|mrs|ms|prof)\.)|,[ \t]*[A-Z]\.(?!\w)|\b(?:[A-Z]-){3,}[A-Z]\b"
-    r"|(?i:\burgent[ \t]+care\b|\b(?:medical|health|wellness)[ \t]+cent(?:er|re)\b)"
 )
+# Rarer signals, each a pattern that begins with a literal (which `re` scans for in C) and looked
+# for only when a cheap substring test finds its literal: a title in lower case with its period
+# ("per dr. j. ramos"), an initial after a surname ("Singh, A."), a name spelled out
+# ("O-Y-E-L-A-R-A-N"), a facility in lower case ("bayside urgent care").
+_RARE_SIGNALS = (
+    ("dr.", re.compile(r"(?<![\w.])dr\.")),
+    ("mr", re.compile(r"(?<![\w.])(?:mr|mrs|ms|prof)\.")),
+    (", ", re.compile(r",[ \t]*[A-Z]\.(?!\w)")),
+    ("-", re.compile(r"-(?=[A-Z]-[A-Z]-)")),
+    ("care", re.compile(r"(?i:urgent[ \t]+care)\b")),
+    ("cent", re.compile(r"(?i:\b(?:medical|health|wellness)[ \t]+cent(?:er|re))\b")),
+)
+#: The whole spelled-out name around a hyphen `_RARE_SIGNALS` found.
+_SPELLED = re.compile(r"(?<![\w-])(?:[A-Z]-){3,}[A-Z](?![\w-])")
 
 
 def signal_spans(text: str) -> list[tuple[int, int]]:
@@ -111,6 +121,7 @@ def signal_spans(text: str) -> list[tuple[int, int]]:
         if m.end() + 1 not in markers and m.start() not in benign:
             spans.append(m.span())
     spans.extend(m.span() for m in _SYMBOL_OR_CUE.finditer(text))
+    spans.extend(_rare_signals(text))
     names = name_words()
     for m in _WORD.finditer(text):
         # a first name or place in lower case or at a sentence start ("nora", "Nora is reliable")
@@ -128,6 +139,26 @@ def signal_spans(text: str) -> list[tuple[int, int]]:
         spans.append(m.span())
     spans.sort()
     return spans
+
+
+def _rare_signals(text: str) -> list[tuple[int, int]]:
+    found: list[tuple[int, int]] = []
+    lower = None
+    for literal, pattern in _RARE_SIGNALS:
+        if literal in ("care", "cent"):
+            lower = text.lower() if lower is None else lower
+            if literal not in lower:
+                continue
+        elif literal not in text:
+            continue
+        if literal == "-":
+            for m in pattern.finditer(text):
+                spelled = _SPELLED.search(text, max(0, m.start() - 1), m.start() + 80)
+                if spelled is not None:
+                    found.append(spelled.span())
+        else:
+            found.extend(m.span() for m in pattern.finditer(text))
+    return found
 
 
 @lru_cache(maxsize=1)
