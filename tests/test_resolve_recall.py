@@ -487,3 +487,10 @@ def test_anatomy_abbreviations_are_protected_in_capitals_only(resolver: Resolver
     text = "Domicilio: Calle de la Bola 19."
     assert resolved(resolver, text, ("Calle de la Bola 19", L, "transformer")) == [("Calle de la Bola 19", "LOCATION")]
     assert resolved(resolver, "Moved from Lima, Peru.", ("Lima", L, "transformer")) == [("Lima", "LOCATION")]
+
+
+def test_a_house_number_or_floor_on_an_address_line_is_part_of_the_address(resolver: Resolver) -> None:
+    text = "Domicilio: Calle Electra, 1 - 4º L 33208 Gijón."
+    assert resolved(resolver, text, ("4º", Category.PHONE, "transformer")) == [("4º", "LOCATION")]
+    assert resolved(resolver, "HR 72 bpm at rest", ("72", Category.PHONE, "transformer")) == []
+    assert resolved(resolver, "Calle Mayor 19, 1F.", ("1F", L, "transformer")) == [("1F", "LOCATION")]

@@ -180,6 +180,13 @@ class Resolver:
                         checked.append(place)
                         continue
                     failed = self.forms.failure(text, s)
+                    if failed in ("phone", "ip") and _address_number(text, s):
+                        # a house number or floor on an address line ("Calle Electra, 1 - 4º L")
+                        place = s.with_(category=Category.LOCATION, subtype=None)
+                        if trace is not None:
+                            trace.append(Decision("form", "relabelled", s, (place,), f"{failed}_address_number"))
+                        checked.append(place)
+                        continue
                     if failed == "phone" and _short_number(text, s):
                         # a number too short for a phone (a postcode, a house number) that no
                         # protected pattern claimed: PHI of another shape, kept as an ID
@@ -363,6 +370,24 @@ def _place_evidence(text: str, span: Span) -> Span | None:
     if span.category is Category.LOCATION:
         return span
     return span.with_(category=Category.LOCATION, subtype="CITY")
+
+
+#: A house number, floor or door: "23", "4º", "1ºE", "5o", "12B".
+_HOUSE_PART = re.compile(r"\d{1,5}(?:[ \t]?[º°ª]|o\b)?(?:[ \t]?-?[ \t]?[A-Za-z])?")
+#: A street word before it on the line (the words `radeid.detect.completion` knows).
+_STREET_BEFORE = re.compile(
+    r"(?i)(?:^|[^\w])(?:street|st|avenue|ave|road|rd|lane|ln|drive|boulevard|blvd|way|court|place|"
+    r"calle|c/|avda|avenida|av|paseo|plaza|pza|ronda|carrer|rua|travesía|travesia|camino|ctra|carretera|"
+    r"via|rue|strasse|straße|str|weg|gasse|platz)\.?[ \t]"
+)
+
+
+def _address_number(text: str, span: Span) -> bool:
+    """A house number, floor or door (digits, maybe `º` and a letter) after a street word on its line."""
+    if _HOUSE_PART.fullmatch(text[span.start : span.end]) is None:
+        return False
+    line_start = text.rfind("\n", 0, span.start) + 1
+    return _STREET_BEFORE.search(text, max(line_start, span.start - 60), span.start) is not None
 
 
 def _short_number(text: str, span: Span) -> bool:
