@@ -494,3 +494,10 @@ def test_a_house_number_or_floor_on_an_address_line_is_part_of_the_address(resol
     assert resolved(resolver, text, ("4º", Category.PHONE, "transformer")) == [("4º", "LOCATION")]
     assert resolved(resolver, "HR 72 bpm at rest", ("72", Category.PHONE, "transformer")) == []
     assert resolved(resolver, "Calle Mayor 19, 1F.", ("1F", L, "transformer")) == [("1F", "LOCATION")]
+
+
+def test_a_place_name_the_model_called_a_phone_is_judged_as_a_name(resolver: Resolver) -> None:
+    text = "Avenida Antonio Miranda, 5 Baracaldo 48902."
+    # (GeoNames writes it Barakaldo: kept as a name, not as a place)
+    assert resolved(resolver, text, ("Baracaldo", Category.PHONE, "transformer")) == [("Baracaldo", "PATIENT")]
+    assert resolved(resolver, "Where would you like it", ("would you", Category.PHONE, "transformer")) == []

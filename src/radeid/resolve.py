@@ -197,7 +197,7 @@ class Resolver:
                         continue
                     words = s.text_in(text)
                     if (
-                        failed in ("email", "url", "ip")
+                        failed in ("email", "url", "ip", "phone")
                         and not any(ch.isdigit() for ch in words)
                         and sum(ch.isalpha() for ch in words) > 1
                     ):
