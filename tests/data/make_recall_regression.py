@@ -123,7 +123,7 @@ LINES: dict[str, list[Line]] = {
         "CT PERFORMED AT [[HOSPITAL|ST. LUKE'S]] ON [[DATE|07/07/2021]].",
         ("Q: Where were you treated before? A: at [[HOSPITAL|county general]], about a year ago.", "a facility or company name made of common words is not found in full: 'county general' (HOSPITAL) not found"),
         "Med rec obtained from [[HOSPITAL|Eastside Family Health Center]].",
-        ("Sent home with [[HOSPITAL|Visiting Nurse Service of Clearwater]] for wound care.", "a facility or company name made of common words is not found in full: 'Visiting Nurse Service of Clearwater' (HOSPITAL) found only as 'Clearwater' HOSPITAL"),
+        "Sent home with [[HOSPITAL|Visiting Nurse Service of Clearwater]] for wound care.",
         "Cardiology follow-up at [[HOSPITAL|Lakeview Cardiology Associates]].",
         "Works night shift stocking shelves at [[HOSPITAL|Walmart]].",
         "Transferred from [[HOSPITAL|Shriners]] for burn care.",
@@ -350,7 +350,7 @@ LINES: dict[str, list[Line]] = {
         "Hi [[PATIENT|Frank]], your CT looked good. No need to come in.",
         "Ms [[PATIENT|Aucoin]] prefers her first name, [[PATIENT|Delphine]].",
         "What's your name? [[PATIENT|Ravi]]. And your last name? [[PATIENT|Subramaniam]].",
-        ("per [[HCW|sarah]] (charge rn) pt to go to CT at 1400", "a lower-case name, or a name given as a bare answer, has no cue the rules read and the model misses it: 'sarah' (HCW) not found"),
+        "per [[HCW|sarah]] (charge rn) pt to go to CT at 1400",
         "[[PATIENT|vance]] c/o nausea overnight, zofran x1",
         "Family meeting with [[PATIENT|Ines Carvalho]] and her brother [[PATIENT|Tiago]].",
         "Attending: [[HCW|hollis, ray]]",
@@ -577,7 +577,7 @@ LINES: dict[str, list[Line]] = {
         "Portal ID [[ID|pcx-5581-2201]]",
         "Birth date [[DATE|12.08.1939]]",
         "Email [[EMAIL|j_alvarez@westside-peds.net]] or call [[PHONE|555-622-0184]].",
-        ("Pt [[PATIENT|Nadia Rahimi]] ([[AGE|91]]) at [[LOCATION|43 Lantern Way]].", "a span of this category is not found: '91' (AGE) not found"),
+        "Pt [[PATIENT|Nadia Rahimi]] ([[AGE|91]]) at [[LOCATION|43 Lantern Way]].",
         "Scanned on a [[VENDOR|Siemens MAGNETOM Vida]] 3T.",
         "Employer: [[HOSPITAL|Tri-County Feed & Seed]]",
         "Email sent to [[EMAIL|dr.hollis@lakeviewcardio.org]] on [[DATE|9/12/2022]].",
@@ -666,7 +666,7 @@ LINES: dict[str, list[Line]] = {
         "Aurora-like visual aura before each migraine.",
         # implant makers are clinical content, not identifying vendors (vendors.txt: MRI safety needs them)
         "Has a Medtronic pacemaker, MRI conditional.",
-        ("Boston Scientific ICD interrogated: no events.", "the model tags ordinary words as PHI: 'Boston' HOSPITAL [0:6] from transformer"),
+        "Boston Scientific ICD interrogated: no events.",
     ],
 }
 

@@ -51,7 +51,7 @@ _FACILITY_HEADS = frozenset(
     regional infirmary institute university college system network associates group partners imaging
     radiology diagnostics laboratories laboratory labs pharmacy rehabilitation rehab hospice lines inc
     llc corp corporation company foundation sanatorium care physicians practice surgery surgical
-    specialists services dialysis living nursing pediatrics cardiology orthopedics oncology neurology
+    specialists service services dialysis living nursing pediatrics cardiology orthopedics oncology neurology
     dermatology urology wellness hospitalists logistics management properties property transport
     trucking construction manufacturing industries technologies solutions systems enterprises
     holdings finance capital bank insurance consulting ltd plc gmbh""".split()
