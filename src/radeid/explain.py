@@ -42,7 +42,7 @@ from radeid.io.errors import ReadIssue
 from radeid.io.formats import InputFormat, detect_format, format_from_suffix
 from radeid.io.readers import ReadOptions, read_documents
 from radeid.pipeline import Explanation
-from radeid.trace import Decision
+from radeid.trace import Decision, span_dict
 
 __all__ = [
     "JSON_VERSION",
@@ -201,18 +201,6 @@ def verdicts(explanation: Explanation) -> list[Verdict]:
 
 
 # ------------------------------------------------------------------------------------- JSON
-
-
-def span_dict(span: Span, text: str) -> dict[str, object]:
-    """A span as JSON, with its text: the keys of `Decision.as_dict`'s spans."""
-    return {
-        "start": span.start,
-        "end": span.end,
-        "category": span.category.value,
-        "source": span.source,
-        "score": round(span.score, 4),
-        "text": text[span.start : span.end],
-    }
 
 
 def explanation_json(explanation: Explanation) -> dict[str, object]:

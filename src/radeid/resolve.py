@@ -20,7 +20,11 @@ non-overlapping set per document. Steps, in order:
 
 Before step 3 a model's piece of a date or facility name grows to the whole entity
 (`radeid.detect.completion`); in step 5 a gazetteer place in a place context outweighs the
-common-word check (`radeid.detect.gazetteer`). Spans of strong sources skip steps 3-5.
+common-word check (`radeid.detect.gazetteer`, `radeid.detect.evidence`). Spans of strong sources
+skip steps 3-5.
+
+One module of ~530 lines on purpose until the architecture issue makes the resolver a package: the
+steps share the resolver's state (strong sources, protected intervals, the trace).
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from typing import Any
 from radeid.categories import Category
 from radeid.config import Config
 from radeid.detect.completion import complete
+from radeid.detect.evidence import address_number, place_evidence, short_number
 from radeid.detect.forms import FormChecker, only_function_words
-from radeid.detect.gazetteer import is_place_name, place_context
 from radeid.detect.propagation import propagate
 from radeid.detect.protected import ProtectedContent, covering, merge_intervals
 from radeid.document import Span
@@ -172,7 +176,7 @@ class Resolver:
             checked = []
             for s in kept:
                 if not self.is_strong(s) and (_key(s) in trimmed or self._is_form_checked(s)):
-                    place = _place_evidence(text, s)
+                    place = place_evidence(text, s)
                     if place is not None:
                         if trace is not None:
                             action = "relabelled" if place != s else "kept"
@@ -180,14 +184,14 @@ class Resolver:
                         checked.append(place)
                         continue
                     failed = self.forms.failure(text, s)
-                    if failed in ("phone", "ip") and _address_number(text, s):
+                    if failed in ("phone", "ip") and address_number(text, s):
                         # a house number or floor on an address line ("Calle Electra, 1 - 4º L")
                         place = s.with_(category=Category.LOCATION, subtype=None)
                         if trace is not None:
                             trace.append(Decision("form", "relabelled", s, (place,), f"{failed}_address_number"))
                         checked.append(place)
                         continue
-                    if failed == "phone" and _short_number(text, s):
+                    if failed == "phone" and short_number(text, s):
                         # a number too short for a phone (a postcode, a house number) that no
                         # protected pattern claimed: PHI of another shape, kept as an ID
                         number = s.with_(category=Category.ID, subtype=None)
@@ -341,59 +345,6 @@ class Resolver:
             return False
         words = following.group(0).split()
         return any(normalize_term(" ".join([term, *words[:n]])) in self.allow_terms for n in range(1, len(words) + 1))
-
-
-#: Categories a model gives a city it has read as a name ("Chicago" as HOSPITAL): a place in a place
-#: context becomes LOCATION.
-_PLACE_CATEGORIES = frozenset(
-    {Category.LOCATION, Category.HOSPITAL, Category.VENDOR, Category.PATIENT, Category.HCW}
-)
-
-
-_SHAPE_CATEGORIES = frozenset({Category.EMAIL, Category.URL, Category.IP, Category.PHONE, Category.ID})
-
-
-def _place_evidence(text: str, span: Span) -> Span | None:
-    """`span` as a LOCATION when its whole text is a gazetteer place in a place context (positive
-    evidence that outweighs the common-word form check), else None. A place the model gave a
-    category with a shape ("Madrid" as a URL, "Sevilla" as an e-mail) is a place too: its text has
-    no digit, so the shape check would only drop it."""
-    piece = text[span.start : span.end]
-    if span.category in _SHAPE_CATEGORIES:
-        if any(ch.isdigit() for ch in piece) or not is_place_name(piece):
-            return None
-        return span.with_(category=Category.LOCATION, subtype="CITY")
-    if span.category not in _PLACE_CATEGORIES:
-        return None
-    if not is_place_name(piece) or not place_context(text, span.start, span.end):
-        return None
-    if span.category is Category.LOCATION:
-        return span
-    return span.with_(category=Category.LOCATION, subtype="CITY")
-
-
-#: A house number, floor or door: "23", "4º", "1ºE", "5o", "12B".
-_HOUSE_PART = re.compile(r"\d{1,5}(?:[ \t]?[º°ª]|o\b)?(?:[ \t]?-?[ \t]?[A-Za-z])?")
-#: A street word before it on the line (the words `radeid.detect.completion` knows).
-_STREET_BEFORE = re.compile(
-    r"(?i)(?:^|[^\w])(?:street|st|avenue|ave|road|rd|lane|ln|drive|boulevard|blvd|way|court|place|"
-    r"calle|c/|avda|avenida|av|paseo|plaza|pza|ronda|carrer|rua|travesía|travesia|camino|ctra|carretera|"
-    r"via|rue|strasse|straße|str|weg|gasse|platz)\.?[ \t]"
-)
-
-
-def _address_number(text: str, span: Span) -> bool:
-    """A house number, floor or door (digits, maybe `º` and a letter) after a street word on its line."""
-    if _HOUSE_PART.fullmatch(text[span.start : span.end]) is None:
-        return False
-    line_start = text.rfind("\n", 0, span.start) + 1
-    return _STREET_BEFORE.search(text, max(line_start, span.start - 60), span.start) is not None
-
-
-def _short_number(text: str, span: Span) -> bool:
-    """Digits only (spaces, dashes and dots between them), at least three: "35739", "6400 12"."""
-    piece = text[span.start : span.end]
-    return sum(ch.isdigit() for ch in piece) >= 3 and all(ch.isdigit() or ch in " -." for ch in piece)
 
 
 def _key(span: Span) -> tuple[int, int, Category, str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from radeid.document import Span
 
-__all__ = ["Decision", "removed_ranges"]
+__all__ = ["Decision", "removed_ranges", "span_dict"]
 
 #: The resolver's steps, in the order it runs them.
 STEPS = (
@@ -52,8 +52,8 @@ class Decision:
             "step": self.step,
             "action": self.action,
             "reason": self.reason,
-            "before": _span_dict(self.before, text) if self.before is not None else None,
-            "after": [_span_dict(s, text) for s in self.after],
+            "before": span_dict(self.before, text) if self.before is not None else None,
+            "after": [span_dict(s, text) for s in self.after],
         }
 
 
@@ -71,7 +71,8 @@ def removed_ranges(decision: Decision) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if b > a]
 
 
-def _span_dict(span: Span, text: str) -> dict[str, object]:
+def span_dict(span: Span, text: str) -> dict[str, object]:
+    """A span as JSON, with its text (the spans of `Decision.as_dict` and of `radeid explain --json`)."""
     return {
         "start": span.start,
         "end": span.end,
