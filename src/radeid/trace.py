@@ -19,7 +19,7 @@ __all__ = ["Decision", "removed_ranges", "span_dict"]
 STEPS = (
     "score",  # below min_score
     "extend",  # grown to whole words
-    "complete",  # a model's piece grown to the whole date or facility name (or split into dates)
+    "complete",  # a model piece grown to its whole entity (date, facility, e-mail, phone, address)
     "edges",  # cut at a field separator, edge punctuation, lower-case words, a possessive
     "allow_list",  # the whole span is an allow-listed term
     "protected",  # protected content (reason: class/pattern)
@@ -36,7 +36,7 @@ class Decision:
     """One change the resolver made: `before` became `after` (empty when it was dropped)."""
 
     step: str
-    action: str  # dropped | trimmed | split | extended | merged | joined | added | kept
+    action: str  # dropped | trimmed | split | extended | merged | joined | added | kept | relabelled
     before: Span | None
     after: tuple[Span, ...]
     reason: str = ""

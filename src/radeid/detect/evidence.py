@@ -49,7 +49,9 @@ def place_evidence(text: str, span: Span) -> Span | None:
 
 #: A house number, floor or door: "23", "4º", "1ºE", "5o", "12B".
 _HOUSE_PART = re.compile(r"\d{1,5}(?:[ \t]?[º°ª]|o\b)?(?:[ \t]?-?[ \t]?[A-Za-z])?")
-#: A street word before it on the line (the words `radeid.detect.completion` knows).
+#: A street word before it on the line. Narrower than `radeid.detect.completion`'s street words on
+#: purpose: "Dr", "Ct", "Pl" and a bare "C" before a number are as often a title or an abbreviation,
+#: and a wrongly relabelled number would be a false positive in clinical text.
 _STREET_BEFORE = re.compile(
     r"(?i)(?:^|[^\w])(?:street|st|avenue|ave|road|rd|lane|ln|drive|boulevard|blvd|way|court|place|"
     r"calle|c/|avda|avenida|av|paseo|plaza|pza|ronda|carrer|rua|travesía|travesia|camino|ctra|carretera|"
