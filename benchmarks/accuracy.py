@@ -38,11 +38,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from radeid import Document
-from radeid.config import Config
-from radeid.document import Span
+from radeid.config.config import Config
+from radeid.core.document import Span
+from radeid.core.tokens import covered_tokens, word_tokens
 from radeid.evaluate.loading import read_spans_jsonl
-from radeid.pipeline import Deidentifier
-from radeid.tokens import covered_tokens, word_tokens
+from radeid.pipeline.deidentifier import Deidentifier
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"

@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from accuracy import DEFAULT_DATA, find_data_sets, read_jsonl, score_spans  # noqa: E402
 
-from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.base import build_detector  # noqa: E402
-from radeid.document import Document  # noqa: E402
-from radeid.pipeline import Deidentifier  # noqa: E402
+from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
 
 ADAPTERS = ("presidio", "philter", "spacy_ner", "physionet_deid")
 

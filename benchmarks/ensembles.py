@@ -5,7 +5,7 @@ Rows: each member alone, all members straight into the resolver (the pipeline wi
 ensemble), vote:1, vote:2, vote:all, weighted, and the learned combiners (decision tree, Gaussian
 naive Bayes, AdaBoost over depth-3 trees). Every row's spans go through the default resolver (what
 `radeid detect` would output with that detector or ensemble). Scores: binary PHI token precision,
-recall and F1 on the evaluation tokens (`radeid.tokens`), with 95% bootstrap intervals over
+recall and F1 on the evaluation tokens (`radeid.core.tokens`), with 95% bootstrap intervals over
 documents (`radeid.evaluate.bootstrap`), per data set.
 
 Each member runs ONCE per document; its spans are cached (`--cache DIR`, JSONL per set and
@@ -34,15 +34,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from radeid.config import Config
+from radeid.config.config import Config
+from radeid.core.document import Document, Span
 from radeid.detect.ensemble import Combiner, EnsembleDetector, UnitFeatures, gold_fingerprint, resolver_rank
 from radeid.detect.ensemble.detector import protected_content
 from radeid.detect.ensemble.training import build_members, training_rows
-from radeid.document import Document, Span
 from radeid.evaluate.bootstrap import bootstrap
 from radeid.evaluate.loading import GoldSet, load_gold
 from radeid.evaluate.metrics import PHI, evaluate_documents
-from radeid.resolve import Resolver
+from radeid.resolve.resolver import Resolver
 
 REPO = Path(__file__).resolve().parents[1]
 PRESIDIO = REPO.parent / "shared" / "data" / "presidio_synth.dev.jsonl"

@@ -37,13 +37,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from synthetic import generate_reports  # noqa: E402
 
-from radeid.config import Config  # noqa: E402
+from radeid.config.config import Config  # noqa: E402
+from radeid.core.document import Document, Span  # noqa: E402
 from radeid.detect.transformer import TransformerDetector  # noqa: E402
-from radeid.document import Document, Span  # noqa: E402
 from radeid.evaluate.loading import GoldSet, load_gold, strip_gold  # noqa: E402
 from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
 from radeid.evaluate.results import PHI  # noqa: E402
-from radeid.pipeline import Deidentifier  # noqa: E402
+from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
 
 SETS = ("heldout", "reports", "examples", "presidio", "meddocan", "openi", "mtsamples")
 UNLABELLED = ("openi", "mtsamples")

@@ -3,7 +3,7 @@
     python benchmarks/institutions.py [--n 100000]
 
 Every facility type is drawn in turn, each draw from a different original under one key; a hit
-(a real name, see `radeid.surrogate.institutions`) is printed and makes the exit status 1.
+(a real name, see `radeid.replace.surrogate.institutions`) is printed and makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import time
 from collections import Counter
 
 from radeid import Document
-from radeid.sections import SurrogateOptions
-from radeid.surrogate.base import SurrogateContext
-from radeid.surrogate.institutions import is_real_institution
-from radeid.surrogate.keyed import Keyed
-from radeid.surrogate.memory import DocumentMemory
-from radeid.surrogate.places import HospitalGenerator, _Facility
+from radeid.config.sections import SurrogateOptions
+from radeid.replace.surrogate.base import SurrogateContext
+from radeid.replace.surrogate.institutions import is_real_institution
+from radeid.replace.surrogate.keyed import Keyed
+from radeid.replace.surrogate.memory import DocumentMemory
+from radeid.replace.surrogate.places import HospitalGenerator, _Facility
 
 
 def main() -> None:

@@ -20,10 +20,10 @@ surrogate mode (keyed surrogates, here with a fixed test key, so runs are repeat
     (when it exists), a held-out synthetic set (`--synth`) and the 12 bundled examples (`examples/*.txt`
     + BRAT `.ann`);
 (e) the veto audit (issue 25): a check that looks free on the data it was tuned on can cost recall
-    elsewhere, so for every set and every check that removes text (`radeid.trace.Decision.check`:
+    elsewhere, so for every set and every check that removes text (`radeid.resolve.trace.Decision.check`:
     `form:common_word`, `protected:<class>` (`--by-pattern`: per pattern), `edges`, `allow_list`,
     `credential`, `score`, ...) the gold and non-gold evaluation tokens (accuracy.py's) it removed: those
-    its decisions' removed characters (`radeid.trace.removed_ranges`) overlap and no final span covers;
+    its decisions' removed characters (`radeid.resolve.trace.removed_ranges`) overlap and no final span covers;
     tokens another span covers in the end are counted apart as "won back". The transformer's own vetoes
     run before the resolver and leave no decision: rows `gate` and `transformer.check_forms` count the
     tokens that the final spans of a run with that option off cover and the default run's do not (the
@@ -63,15 +63,15 @@ from typing import Any
 
 from accuracy import DEFAULT_DATA, IGNORED_GOLD, read_jsonl, score_labelled_spans, score_phi_free_spans
 
-from radeid.config import Config
+from radeid.config.config import Config
+from radeid.core.document import Document, Result, Span
+from radeid.core.tokens import covered_tokens, word_tokens
 from radeid.detect.base import Detector, build_detector
-from radeid.document import Document, Result, Span
 from radeid.evaluate.integrity import changed_token_offsets, edge_violations
 from radeid.io.gold import parse_brat_ann
-from radeid.pipeline import Deidentifier
-from radeid.spec import PipelineSpec
-from radeid.tokens import covered_tokens, word_tokens
-from radeid.trace import STEPS, Decision, removed_ranges
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.spec import PipelineSpec
+from radeid.resolve.trace import STEPS, Decision, removed_ranges
 
 REPO = Path(__file__).resolve().parents[1]
 TRAPS = REPO / "tests" / "data" / "integrity_traps.jsonl"

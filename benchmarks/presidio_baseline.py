@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))  # radeid's pure-Python core; nothing of it needs installing here
 
-from radeid.config import ConfigError  # noqa: E402
+from radeid.config.config import ConfigError  # noqa: E402
 from radeid.detect.adapters.common import label_table  # noqa: E402
 from radeid.detect.adapters.presidio import DEFAULT_MODEL, PresidioDetector, build_analyzer  # noqa: E402
 

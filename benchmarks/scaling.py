@@ -48,10 +48,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import generate_reports  # noqa: E402
 from tree_cpu import DescendantsCpu  # noqa: E402
 
-from radeid.batch import deidentify_path  # noqa: E402
-from radeid.config import Config  # noqa: E402
-from radeid.parallel import default_workers, deidentify_path_parallel  # noqa: E402
-from radeid.spec import PipelineSpec  # noqa: E402
+from radeid.config.config import Config  # noqa: E402
+from radeid.pipeline.spec import PipelineSpec  # noqa: E402
+from radeid.run.batch import deidentify_path  # noqa: E402
+from radeid.run.parallel import default_workers, deidentify_path_parallel  # noqa: E402
 
 KEY = bytes(range(32))
 
@@ -129,7 +129,7 @@ def spark_rows(
         from pyspark.sql import SparkSession
     except ImportError:
         return [], "Spark skipped: PySpark is not installed (pip install 'radeid[spark]')"
-    from radeid.spark import deidentify_dataframe, spark_deidentify_files
+    from radeid.spark.dataframe import deidentify_dataframe, spark_deidentify_files
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     start = time.perf_counter()

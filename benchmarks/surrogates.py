@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import generate_reports  # noqa: E402
 
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer  # noqa: E402
-from radeid.vault import VaultWriter  # noqa: E402
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer  # noqa: E402
+from radeid.secure.vault import VaultWriter  # noqa: E402
 
 KEY = os.urandom(32)  # a throwaway key: nothing written here outlives the run
 

@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import generate_reports  # noqa: E402
 from tree_cpu import run_tree  # noqa: E402
 
-from radeid.batch import deidentify_path  # noqa: E402
-from radeid.config import Config  # noqa: E402
-from radeid.pipeline import Deidentifier  # noqa: E402
+from radeid.config.config import Config  # noqa: E402
+from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
+from radeid.run.batch import deidentify_path  # noqa: E402
 
 
 def peak_rss_mib() -> float:

@@ -1,7 +1,7 @@
 """CPU seconds of a command and every process it starts, fork-server workers included.
 
 Why not plain `getrusage(RUSAGE_CHILDREN)`: radeid's workers are forked from a fork server
-(`radeid.worker_start`), which exits just after the command does and is then reparented, so
+(`radeid.run.worker_start`), which exits just after the command does and is then reparented, so
 neither it nor its workers would ever be waited for by the caller. On Linux `run_tree` makes the
 calling process a *child subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`) while the command runs, in a
 process group of its own: orphaned descendants are reparented to the caller instead of init, it

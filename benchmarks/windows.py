@@ -33,13 +33,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from gate import TimedDetector, default_data, detect_sorted, set_path  # noqa: E402
 
-from radeid.config import Config  # noqa: E402
+from radeid.config.config import Config  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.transformer import TransformerDetector, load_model  # noqa: E402
-from radeid.document import Document  # noqa: E402
 from radeid.evaluate.loading import load_gold, strip_gold  # noqa: E402
 from radeid.evaluate.metrics import evaluate_documents  # noqa: E402
 from radeid.evaluate.results import PHI  # noqa: E402
-from radeid.pipeline import Deidentifier  # noqa: E402
+from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
 
 SETS = ("heldout", "examples", "presidio", "openi", "reports")
 UNLABELLED = ("openi", "reports")

@@ -3,7 +3,7 @@
 The file holds the 20,000 most frequent entries of pyspellchecker's English frequency list
 (`spellchecker/resources/en.json.gz`), most frequent first, ties in the list's own order, one per
 line, entries that are not plain words ("don't") included so that ranks stay the list's ranks.
-`radeid.detect.forms` ranks words with it (the function words are the first 150, the common words
+`radeid.patterns.forms` ranks words with it (the function words are the first 150, the common words
 the first 20,000). Why a file and not the package at run time: reading the whole dictionary
 (160,000 words, JSON) cost each worker process about 0.2 CPU-seconds, for the first 20,000
 entries; and a bundled list does not change when another pyspellchecker version is installed.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import spellchecker
 
-from radeid.detect.forms import COMMON_WORD_RANK
+from radeid.patterns.forms import COMMON_WORD_RANK
 
 TARGET = Path(__file__).resolve().parents[1] / "src" / "radeid" / "data" / "lexicons" / "common_words_en.txt"
 

@@ -1,9 +1,9 @@
-"""Regenerate src/radeid/data/regex_cache/<engine>.bin for the running Python (see radeid.detect.regex_cache).
+"""Regenerate src/radeid/data/regex_cache/<engine>.bin for the running Python (see radeid.patterns.regex_cache).
 
 Builds the default configuration's rules, word lists and protected patterns, records every
 pattern they compile, stores each one's compiled form, and checks each stored form against
 `re.compile` before writing; and beside it `<engine>.first-words`, the gates of the bundled
-protected patterns (see radeid.detect.first_words). Run it after editing a bundled rule,
+protected patterns (see radeid.patterns.first_words). Run it after editing a bundled rule,
 protected pattern, macro or word list that feeds a pattern (`tests/test_regex_cache.py` and
 `tests/detect/test_first_words.py` fail until then), once per Python version you want shipped
 with a ready cache:
@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 
-from radeid.detect import first_words, regex_cache
-from radeid.detect.protected import ProtectedContent
+from radeid.patterns import first_words, regex_cache
+from radeid.pipeline.regex_inventory import bundled_patterns
+from radeid.resolve.protected import ProtectedContent
 
 
 def main() -> None:
     entries = {}
-    for source, flags in regex_cache.bundled_patterns():
+    for source, flags in bundled_patterns():
         entry = regex_cache.build_entry(source, flags)
         stored = regex_cache.from_entry(source, entry)
         if stored != re.compile(source, flags) or stored.groupindex != re.compile(source, flags).groupindex:

@@ -26,8 +26,8 @@ import pytest
 from typer.testing import CliRunner
 
 if TYPE_CHECKING:
-    from radeid.config import Config
-    from radeid.pipeline import Deidentifier
+    from radeid.config.config import Config
+    from radeid.pipeline.deidentifier import Deidentifier
 
 REPORTS = (
     {"id": "r1", "text": "MRN: 4455667. Seen by Dr. Alan Grant on 03/04/2019. Call (555) 201-3344."},
@@ -37,7 +37,7 @@ REPORTS = (
 
 
 def _invoke(*args: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]:
-    from radeid.cli import app
+    from radeid.cli.app import app
 
     result = CliRunner().invoke(app, [str(a) for a in args], env=env)
     out = result.output + (result.stderr if result.stderr_bytes is not None else "")
@@ -87,13 +87,13 @@ def key_file(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def rules_only_config() -> Config:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
     return Config.load(overrides={"pipeline": {"detectors": ["rules", "lexicon"]}})
 
 
 @pytest.fixture(scope="session")
 def rules_only(rules_only_config: Config) -> Deidentifier:
-    from radeid.pipeline import Deidentifier
+    from radeid.pipeline.deidentifier import Deidentifier
 
     return Deidentifier(rules_only_config)

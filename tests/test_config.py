@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from radeid import Category
-from radeid.config import Config, ConfigError
+from radeid.config.config import Config, ConfigError
 
 
 def test_defaults_load() -> None:

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from radeid import Category, Document, Replacement, Result, Span
-from radeid.categories import split_label
-from radeid.document import apply_replacements
+from radeid.core.categories import split_label
+from radeid.core.document import apply_replacements
 
 
 def test_span_validates_offsets_and_parses_category() -> None:

@@ -1,4 +1,4 @@
-"""The span edge rule (`radeid.edges`): one word-bounded field per span, possessives outside."""
+"""The span edge rule (`radeid.core.edges`): one word-bounded field per span, possessives outside."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import os
 import subprocess
 import sys
 
-from radeid.categories import Category
-from radeid.document import Span
-from radeid.edges import clean_edges, extend_to_word_boundaries, split_fields, tighten
+from radeid.core.categories import Category
+from radeid.core.document import Span
+from radeid.core.edges import clean_edges, extend_to_word_boundaries, split_fields, tighten
 
 P, H, PH, D = Category.PATIENT, Category.HCW, Category.PHONE, Category.DATE
 
@@ -63,7 +63,7 @@ def test_person_names_grow_over_a_hyphen() -> None:
 
 
 def test_the_trailing_credentials_pattern_does_not_depend_on_the_hash_seed() -> None:
-    code = "from radeid.edges import _TRAILING_CREDENTIALS as p; print(p.pattern)"
+    code = "from radeid.core.edges import _TRAILING_CREDENTIALS as p; print(p.pattern)"
     patterns = {
         subprocess.run(
             [sys.executable, "-c", code],

@@ -1,4 +1,4 @@
-"""The fast paths of `radeid.edges` against the code as first spelled out, on fuzzed spans.
+"""The fast paths of `radeid.core.edges` against the code as first spelled out, on fuzzed spans.
 
 `tighten`, `split_fields`, `clean_edges` and their helpers skip work in the common case (a
 character-set check before the separator regex, no comma means no credential, no word to drop,
@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 import re
 
-from radeid.categories import Category
-from radeid.document import Span
-from radeid.edges import (
+from radeid.core.categories import Category
+from radeid.core.document import Span
+from radeid.core.edges import (
     _ADDRESS_WORDS,
     _CLOSERS,
     _ISO_TIME,

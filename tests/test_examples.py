@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
+from radeid.core.categories import Category
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 VALID = {c.value for c in Category}

@@ -1,4 +1,4 @@
-"""`radeid.explain`, the pure part: lineage of a proposal through the decisions, verdicts, the JSON
+"""`radeid.evaluate.explain`, the pure part: lineage of a proposal through the decisions, verdicts, the JSON
 object and the tables, on hand-made explanations (no resolver behaviour assumed) and on the
 resolver with an injected detector (only steps whose behaviour is settled: score, protected
 vitals, credentials)."""
@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from radeid.categories import Category
-from radeid.config import Config
-from radeid.document import Document, Span
-from radeid.explain import (
+from radeid.config.config import Config
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
+from radeid.evaluate.explain import (
     ExplainError,
     describe,
     explanation_json,
@@ -30,8 +30,8 @@ from radeid.explain import (
 )
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
-from radeid.pipeline import Deidentifier, Explanation
-from radeid.trace import Decision
+from radeid.pipeline.deidentifier import Deidentifier, Explanation
+from radeid.resolve.trace import Decision
 
 TEXT = "Temp 98.6 F. Seen by Reuben Castellanos, MD on Friday."
 #         0    5    10   15   20   25   30   35   40   45   50

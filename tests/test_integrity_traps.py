@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from radeid.config import Config
-from radeid.document import Document, Span
+from radeid.config.config import Config
+from radeid.core.document import Document, Span
 from radeid.evaluate.integrity import edge_violations
 from radeid.evaluate.loading import load_gold
-from radeid.pipeline import Deidentifier
+from radeid.pipeline.deidentifier import Deidentifier
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAPS = DATA / "integrity_traps.jsonl"

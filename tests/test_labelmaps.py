@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from radeid import Category
-from radeid.labelmaps import available_label_maps, load_label_map, map_label
+from radeid.core.labelmaps import available_label_maps, load_label_map, map_label
 
 
 def test_bundled_maps_exist() -> None:

@@ -1,4 +1,4 @@
-"""Parallel runs over JSONL whose workers parse the lines (radeid.line_batches): the coordinator
+"""Parallel runs over JSONL whose workers parse the lines (radeid.run.line_batches): the coordinator
 reads no record, and reports exactly what a single-process run reports, in the same order."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from test_parallel import same_files, small_reports, spec_for
 
-from radeid import line_batches
-from radeid.batch import DuplicateIdError, RunAborted, deidentify_path
 from radeid.io import jsonl
 from radeid.io.readers import ReadOptions
-from radeid.parallel import deidentify_path_parallel
+from radeid.run import line_batches
+from radeid.run.batch import DuplicateIdError, RunAborted, deidentify_path
+from radeid.run.parallel import deidentify_path_parallel
 
 
 def test_the_coordinator_parses_no_record_of_a_streamed_jsonl_run(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from radeid import Category, Document, Span
-from radeid.mask import MaskReplacer
-from radeid.sections import MaskConfig
+from radeid.config.sections import MaskConfig
+from radeid.replace.mask import MaskReplacer
 
 TEXT = "Pt Jane Roe seen 3/4/19.\nJane Roe called;\nDr Amy Li, Roe"
 SPANS = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.config import Config
-from radeid.document import Document
-from radeid.normalize import normalize_for_matching
-from radeid.pipeline import Deidentifier
+from radeid.config.config import Config
+from radeid.core.document import Document
+from radeid.detect.normalize import normalize_for_matching
+from radeid.pipeline.deidentifier import Deidentifier
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ import sys
 
 def test_top_level_names_are_the_library_classes() -> None:
     import radeid
-    from radeid.config import Config
-    from radeid.pipeline import Deidentifier
-    from radeid.spec import PipelineSpec
+    from radeid.config.config import Config
+    from radeid.pipeline.deidentifier import Deidentifier
+    from radeid.pipeline.spec import PipelineSpec
 
     assert radeid.Config is Config
     assert radeid.Deidentifier is Deidentifier
@@ -17,7 +17,10 @@ def test_top_level_names_are_the_library_classes() -> None:
 
 
 def test_import_radeid_does_not_load_the_pipeline() -> None:
-    code = "import sys, radeid; print('radeid.pipeline' in sys.modules, 'radeid.config' in sys.modules)"
+    code = (
+        "import sys, radeid; "
+        "print('radeid.pipeline.deidentifier' in sys.modules, 'radeid.config.config' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 

@@ -15,19 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from radeid.batch import RunAborted, deidentify_path
-from radeid.config import Config, ConfigError
+from radeid.config.config import Config, ConfigError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
 from radeid.io.writers import AuditWriter
-from radeid.journal import JournalError, ResumeMismatchError, WorkFolderExistsError, work_folder_for
-from radeid.parallel import ParallelRunError, deidentify_path_parallel
-from radeid.spec import PipelineSpec
+from radeid.pipeline.spec import PipelineSpec
+from radeid.run.batch import RunAborted, deidentify_path
+from radeid.run.journal import JournalError, ResumeMismatchError, WorkFolderExistsError, work_folder_for
+from radeid.run.parallel import ParallelRunError, deidentify_path_parallel
 
 KEY = bytes(range(32))
 
 try:
-    from radeid.surrogate import SurrogateReplacer  # noqa: F401
+    from radeid.replace.surrogate import SurrogateReplacer  # noqa: F401
 
     HAVE_SURROGATES = True
 except ImportError:  # pragma: no cover - the engine is being finished
@@ -269,7 +269,7 @@ def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_pat
     assert len(summary.errors) == 3
     assert [w.describe() for w in summary.warnings] == [w.describe() for w in ref.warnings]
     assert (summary.documents, summary.spans, summary.by_category) == (ref.documents, ref.spans, ref.by_category)
-    # A streamed JSONL run batches lines, which its workers parse (radeid.line_batches): the first
+    # A streamed JSONL run batches lines, which its workers parse (radeid.run.line_batches): the first
     # 4 batches are lines 1-16, and line 4 is the broken record.
     assert summary.resumed and summary.resumed_batches == 4 and summary.resumed_documents == 15
 
@@ -488,7 +488,7 @@ def test_a_bad_output_is_refused_before_any_work(tmp_path: Path, corpus: Path) -
 
 @pytest.mark.skipif(not HAVE_SURROGATES, reason="no surrogates")
 def test_vault_and_replacer_stats_survive_a_resume(tmp_path: Path, corpus: Path, write_jsonl) -> None:
-    from radeid.vault import read_vault, reidentify_text
+    from radeid.secure.vault import read_vault, reidentify_text
 
     rows = small_reports(40, seed=9)
     rows[5]["text"] += "\nPrior study dated 31/31/2019."  # a date the surrogate engine cannot parse
@@ -524,7 +524,7 @@ def test_with_threads_only_fills_in_an_automatic_thread_count() -> None:
 
 def test_the_journal_is_flushed_per_batch_and_synced_at_most_twice_a_second(tmp_path: Path, monkeypatch) -> None:
     """A kill -9 needs only the flush; a sync per batch would cap a many-worker run."""
-    from radeid import journal
+    from radeid.run import journal
 
     synced: list[int] = []
     monkeypatch.setattr(journal, "_fdatasync", lambda fd: synced.append(fd))

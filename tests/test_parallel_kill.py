@@ -4,7 +4,7 @@ once, in input order), and the killed run's workers must not linger.
 
 The command is `python -m radeid deid ... --workers 2 [--resume]` once the CLI has those options;
 until then the same runner is driven through `python -c` (the code path under test is the same:
-`radeid.parallel.deidentify_path_parallel`).
+`radeid.run.parallel.deidentify_path_parallel`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from radeid.batch import deidentify_path
-from radeid.config import Config
-from radeid.journal import work_folder_for
-from radeid.spec import PipelineSpec
+from radeid.config.config import Config
+from radeid.pipeline.spec import PipelineSpec
+from radeid.run.batch import deidentify_path
+from radeid.run.journal import work_folder_for
 
 pytestmark = [
     pytest.mark.slow,
@@ -35,7 +35,7 @@ BATCH = 16
 DOCS = 2000
 
 try:
-    from radeid.surrogate import SurrogateReplacer  # noqa: F401
+    from radeid.replace.surrogate import SurrogateReplacer  # noqa: F401
 
     HAVE_SURROGATES = True
 except ImportError:  # pragma: no cover
@@ -44,9 +44,9 @@ except ImportError:  # pragma: no cover
 DRIVER = """
 import sys
 from pathlib import Path
-from radeid.config import Config
-from radeid.parallel import deidentify_path_parallel
-from radeid.spec import PipelineSpec
+from radeid.config.config import Config
+from radeid.run.parallel import deidentify_path_parallel
+from radeid.pipeline.spec import PipelineSpec
 source, output, mode, key, resume, batch = sys.argv[1:7]
 config = Config.load(overrides={"pipeline": {"batch_size": int(batch)}})
 if mode == "surrogate":
@@ -61,7 +61,7 @@ def _cli_params() -> tuple[set[str], set[str]]:
     """The `deid` options of the current CLI, and its --mode choices."""
     import typer.main
 
-    from radeid import cli
+    from radeid.cli import app as cli
 
     command = typer.main.get_command(cli.app).commands["deid"]  # type: ignore[attr-defined]
     names = {p.name for p in command.params if p.name}

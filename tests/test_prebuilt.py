@@ -1,4 +1,4 @@
-"""`radeid.prebuilt`: a worker reuses the fork server's detectors only for the very same detection."""
+"""`radeid.pipeline.prebuilt`: a worker reuses the fork server's detectors only for the very same detection."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from radeid import prebuilt
-from radeid.config import Config
-from radeid.document import Document
-from radeid.spec import PipelineSpec
-from radeid.worker_start import _SAMPLE, warm
+from radeid.config.config import Config
+from radeid.core.document import Document
+from radeid.pipeline import prebuilt
+from radeid.pipeline.spec import PipelineSpec
+from radeid.run.worker_start import _SAMPLE, warm
 
 
 @pytest.fixture(autouse=True)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from radeid.document import Document, Span
+from radeid.core.document import Document, Span
 from radeid.evaluate.integrity import edge_violations
-from radeid.pipeline import Deidentifier
+from radeid.pipeline.deidentifier import Deidentifier
 
 DATA = Path(__file__).resolve().parent / "data"
 LINES_FILE = DATA / "recall_regression.jsonl"

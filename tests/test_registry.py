@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.config import ConfigError
-from radeid.registry import Registry
+from radeid.config.config import ConfigError
+from radeid.core.registry import Registry
 
 
 def test_register_get_and_unknown_names_listed() -> None:

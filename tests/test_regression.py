@@ -37,9 +37,9 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
-from radeid.document import Document
-from radeid.pipeline import Deidentifier
+from radeid.core.categories import Category
+from radeid.core.document import Document
+from radeid.pipeline.deidentifier import Deidentifier
 
 REGRESSION = Path(__file__).resolve().parent / "regression"
 CATEGORY_FILES = [c.value.lower() for c in Category]

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from radeid import Category, Span
-from radeid.config import Config
-from radeid.resolve import (
+from radeid.config.config import Config
+from radeid.resolve.resolver import (
     Resolver,
     extend_to_word_boundaries,
     merge_touching,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.categories import Category
-from radeid.config import Config
-from radeid.document import Document, Span
-from radeid.pipeline import Deidentifier
-from radeid.resolve import Resolver
+from radeid.config.config import Config
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.resolve.resolver import Resolver
 
 P, H, D, L, HO, A = (
     Category.PATIENT,

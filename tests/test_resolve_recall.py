@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.categories import Category
-from radeid.config import Config
-from radeid.detect.completion import complete
-from radeid.detect.gazetteer import is_place_name, place_context
-from radeid.document import Document, Span
-from radeid.pipeline import Deidentifier
-from radeid.resolve import Resolver
-from radeid.trace import Decision, removed_ranges
+from radeid.config.config import Config
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
+from radeid.patterns.gazetteer import is_place_name, place_context
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.resolve.completion import complete
+from radeid.resolve.resolver import Resolver
+from radeid.resolve.trace import Decision, removed_ranges
 
 P, D, L, HO, ID = Category.PATIENT, Category.DATE, Category.LOCATION, Category.HOSPITAL, Category.ID
 
@@ -112,7 +112,7 @@ def test_a_model_date_piece_grows_to_the_whole_date(text: str, piece: str, expec
 
 
 def test_a_month_and_year_and_a_season_and_year_are_dates() -> None:
-    from radeid.detect.forms import looks_like_date
+    from radeid.patterns.forms import looks_like_date
 
     assert looks_like_date("04/2020") and looks_like_date("3-2019") and looks_like_date("Fall 2019")
     assert not looks_like_date("13/2020") and not looks_like_date("4/2300") and not looks_like_date("Fall")
@@ -204,7 +204,7 @@ def test_the_bundled_gazetteer_is_what_the_build_script_makes_of_the_installed_g
     from importlib.metadata import PackageNotFoundError, version
     from pathlib import Path
 
-    from radeid.wordlists import bundled_data_path
+    from radeid.core.resources import bundled_data_path
 
     header = bundled_data_path("lexicons", "gazetteer_places.txt").read_text(encoding="utf-8").splitlines()[0]
     try:
@@ -291,7 +291,7 @@ def test_propagation_can_be_switched_off() -> None:
     ],
 )
 def test_the_gazetteer_proposes_places_the_text_marks_as_places(text: str, expected: list[str]) -> None:
-    from radeid.detect.gazetteer import find_places
+    from radeid.patterns.gazetteer import find_places
 
     assert [text[a:b] for a, b in find_places(text)] == expected
 
@@ -330,7 +330,7 @@ def test_a_place_that_begins_a_facility_name_becomes_the_facility(resolver: Reso
 
 
 def test_a_date_in_another_language_passes_the_date_check() -> None:
-    from radeid.detect.forms import looks_like_date
+    from radeid.patterns.forms import looks_like_date
 
     assert looks_like_date("12 de marzo de 2019") and looks_like_date("12. März 2019")
     assert looks_like_date("3 avril 2020")
@@ -382,7 +382,7 @@ def test_a_model_piece_of_an_email_url_ip_or_phone_grows_to_the_whole_token(
     ],
 )
 def test_an_addresses_own_lower_case_words_stay_in_the_span(address: str) -> None:
-    from radeid.edges import clean_edges
+    from radeid.core.edges import clean_edges
 
     text = f"Address: {address}"
     span = Span(9, len(text), L, source="rules/loc_address_cued")
@@ -417,7 +417,7 @@ def test_a_redaction_placeholder_does_not_propagate(resolver: Resolver) -> None:
 
 
 def test_a_surname_before_a_credential_is_no_city_and_state() -> None:
-    from radeid.detect.gazetteer import find_places
+    from radeid.patterns.gazetteer import find_places
 
     text = "Electronically signed by: Jane Smith, MD on 03/04/2019"
     assert find_places(text) == []

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from radeid import Document, Span
-from radeid.config import Config
+from radeid.config.config import Config
 from radeid.detect.lexicon import LexiconDetector
 from radeid.detect.rules import RuleDetector
-from radeid.pipeline import Deidentifier
+from radeid.pipeline.deidentifier import Deidentifier
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

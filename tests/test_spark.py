@@ -38,12 +38,12 @@ if not _java_ok():
 import typer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from radeid.cli import app as radeid_app  # noqa: E402
-from radeid.config import Config, ConfigError  # noqa: E402
-from radeid.parallel import deidentify_path_parallel  # noqa: E402
-from radeid.spark import deidentify_dataframe  # noqa: E402
-from radeid.spark_command import register  # noqa: E402
-from radeid.spec import PipelineSpec  # noqa: E402
+from radeid.cli.app import app as radeid_app  # noqa: E402
+from radeid.cli.spark import register  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.pipeline.spec import PipelineSpec  # noqa: E402
+from radeid.run.parallel import deidentify_path_parallel  # noqa: E402
+from radeid.spark.dataframe import deidentify_dataframe  # noqa: E402
 
 pytestmark = pytest.mark.slow
 KEY = bytes(range(7, 39))
@@ -135,7 +135,7 @@ def test_mask_mode_matches_radeid_deid_document_by_document(spark: Any, corpus: 
 
 
 def test_surrogates_match_the_single_machine_run_for_the_same_key(spark: Any, corpus: Path, tmp_path: Path) -> None:
-    pytest.importorskip("radeid.surrogate", reason="the surrogate engine is not available")
+    pytest.importorskip("radeid.replace.surrogate", reason="the surrogate engine is not available")
     spec = PipelineSpec.surrogates(KEY, Config.load())
     output = tmp_path / "deid.jsonl"
     deidentify_path_parallel(spec, corpus, output, workers=1)  # what `radeid deid --mode surrogate` runs
@@ -150,7 +150,7 @@ def test_surrogates_match_the_single_machine_run_for_the_same_key(spark: Any, co
 
 
 def test_spark_deid_command_writes_what_radeid_deid_writes(spark: Any, corpus: Path, tmp_path: Path) -> None:
-    pytest.importorskip("radeid.surrogate", reason="the surrogate engine is not available")
+    pytest.importorskip("radeid.replace.surrogate", reason="the surrogate engine is not available")
     key_file = tmp_path / "site.key"
     key_file.write_text(KEY.hex() + "\n")
     key_file.chmod(0o600)
@@ -205,7 +205,7 @@ def test_integer_ids_null_texts_and_bad_columns(spark: Any) -> None:
     df = spark.createDataFrame([(7, "MRN: 4455667 seen 03/04/2019.", 1), (8, None, 2)], schema)
     config = Config.load(overrides={"replace": {"mode": "tag"}})
     rows = {r["nid"]: r for r in deidentify_dataframe(df, "body", "nid", config=config).collect()}
-    from radeid.pipeline import Deidentifier
+    from radeid.pipeline.deidentifier import Deidentifier
 
     expected = Deidentifier(config).deidentify_text("MRN: 4455667 seen 03/04/2019.", doc_id="7")
     assert rows[7]["body"] == expected.text and len(rows[7]["phi_spans"]) == len(expected.replacements) == 2
@@ -220,8 +220,8 @@ def test_integer_ids_null_texts_and_bad_columns(spark: Any) -> None:
 
 def test_null_ids_or_texts_are_errors_as_in_deid(spark: Any, tmp_path: Path) -> None:
     """Issue 12, point 17: the files command refuses what `radeid deid` refuses, naming ids only."""
-    from radeid.spark import SparkInputError, spark_deidentify_files
-    from radeid.spec import PipelineSpec
+    from radeid.pipeline.spec import PipelineSpec
+    from radeid.spark.dataframe import SparkInputError, spark_deidentify_files
 
     src = tmp_path / "nulls.jsonl"
     rows = [{"id": "a", "text": "Dr. Zanzibar Quill"}, {"id": "b", "text": None}, {"id": None, "text": "Zanzibar"}]
@@ -237,7 +237,7 @@ def test_null_ids_or_texts_are_errors_as_in_deid(spark: Any, tmp_path: Path) -> 
 def test_local_dir_option_sets_spark_local_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from pyspark.sql import SparkSession
 
-    from radeid.spark import _spark_session
+    from radeid.spark.dataframe import _spark_session
 
     seen: dict[str, str] = {}
 
@@ -305,7 +305,7 @@ def test_partition_body_reports_failures_by_id_and_type_only(failing_rules: Path
     """The mapInPandas body itself, without Spark: a failing document's text never reaches the error."""
     import pandas as pd
 
-    from radeid.spark import SparkDocumentError, _deid_partition
+    from radeid.spark.dataframe import SparkDocumentError, _deid_partition
 
     spec = PipelineSpec(Config.load(failing_rules))
     frame = pd.DataFrame({"id": ["a", "b"], "text": ["Dr. Quill on 03/04/2019.", f"BOOM7 {SECRET}"]})
@@ -351,7 +351,7 @@ def test_spark_deid_takes_the_whole_job_from_a_toml_file(spark: Any, corpus: Pat
 def test_pseudonymize_ids_gives_the_ids_radeid_deid_gives(spark: Any, corpus: Path, tmp_path: Path) -> None:
     """Issue 13: `--pseudonymize-ids` on Spark writes the pseudonyms of the local run, in the
     output and the audit; the texts (keyed by the original ids) are the local run's too."""
-    pytest.importorskip("radeid.surrogate", reason="the surrogate engine is not available")
+    pytest.importorskip("radeid.replace.surrogate", reason="the surrogate engine is not available")
     from radeid.io.ids import pseudonymize_id
 
     key_file = tmp_path / "site.key"

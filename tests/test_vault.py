@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from synthetic import generate_reports  # noqa: E402
 
 from radeid import Category, Document, Span  # noqa: E402
-from radeid.keys import ENV_VAR, KEY_FILE_NAME, decode_key, resolve_key  # noqa: E402
-from radeid.surrogate import SurrogateReplacer  # noqa: E402
-from radeid.vault import (  # noqa: E402
+from radeid.replace.surrogate import SurrogateReplacer  # noqa: E402
+from radeid.secure.keys import ENV_VAR, KEY_FILE_NAME, decode_key, resolve_key  # noqa: E402
+from radeid.secure.vault import (  # noqa: E402
     VaultError,
     VaultMismatchError,
     VaultWriter,
@@ -189,7 +189,7 @@ def test_pseudonymized_ids_are_stored_encrypted_and_read_back(tmp_path: Path, re
     the pseudonym, so `radeid reidentify` can restore it; a format-2 vault (no such column) reads
     as before, and a removed or swapped original id is refused."""
     from radeid.io.ids import pseudonymize_id, pseudonymize_result
-    from radeid.vault import read_vault_ids
+    from radeid.secure.vault import read_vault_ids
 
     id_key = b"i" * 32
     renamed = [pseudonymize_result(r, id_key) for r in results[:5]] + list(results[5:7])
@@ -217,7 +217,7 @@ def test_pseudonymized_ids_are_stored_encrypted_and_read_back(tmp_path: Path, re
             read_vault_ids(tmp_path / f"{edit}.parquet", KEY)
 
     old = table.remove_column(column).replace_schema_metadata(
-        {**table.schema.metadata, b"radeid.vault": b"2"}
+        {**table.schema.metadata, b"radeid.secure.vault": b"2"}
     )  # what format 2 wrote: no original ids
     pq.write_table(old, tmp_path / "v2.parquet")
     rows2, ids2 = read_vault_ids(tmp_path / "v2.parquet", KEY)

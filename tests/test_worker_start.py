@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from radeid import worker_start
-from radeid.worker_start import will_start_workers
+from radeid.run import worker_start
+from radeid.run.worker_start import will_start_workers
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 CHECK = """
 import gc
-from radeid.worker_start import GC_YOUNG_THRESHOLD, fewer_collections, warm
+from radeid.run.worker_start import GC_YOUNG_THRESHOLD, fewer_collections, warm
 default = gc.get_threshold()
 fewer_collections()
 assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *default[1:]), gc.get_threshold()
@@ -27,7 +27,7 @@ warm()
 assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()  # the loaded pipeline is frozen
 import threading
 assert threading.active_count() == 1, threading.enumerate()  # nothing runs when the server forks
-from radeid.surrogate import name_pools
+from radeid.replace.surrogate import name_pools
 assert name_pools._wgnd is not None  # read by the background thread, before the fork
 print("ok")
 """
@@ -44,11 +44,11 @@ def test_workers_collect_less_often_and_the_warm_state_is_frozen() -> None:
 NO_READS = """
 import builtins, io, json, os, sys
 from pathlib import Path
-from radeid.worker_start import warm
+from radeid.run.worker_start import warm
 warm()
-from radeid.config import Config
-from radeid.document import Document
-from radeid.spec import PipelineSpec
+from radeid.config.config import Config
+from radeid.core.document import Document
+from radeid.pipeline.spec import PipelineSpec
 from radeid.synth import SynthOptions, generate
 config = Config.load()
 config = config.with_section("pipeline", detectors=[d for d in config.pipeline.detectors if d != "transformer"])
@@ -104,7 +104,10 @@ def test_without_a_workers_option_the_core_count_decides(monkeypatch: pytest.Mon
 
 def test_the_command_module_imports_nothing_heavy() -> None:
     """Every worker runs the `radeid` script (and so imports `radeid.__main__`) again."""
-    check = "import sys, radeid.__main__; print(sorted(m for m in ('radeid.cli', 'typer', 'rich') if m in sys.modules))"
+    check = (
+        "import sys, radeid.__main__; "
+        "print(sorted(m for m in ('radeid.cli.app', 'typer', 'rich') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
@@ -114,7 +117,7 @@ EARLY = """
 import sys
 from multiprocessing import forkserver
 from pathlib import Path
-from radeid.worker_start import start_early
+from radeid.run.worker_start import start_early
 start_early(["deid", "in.jsonl", "-o", "out.jsonl", "-w", "2"])
 Path(sys.argv[1]).write_text(str(forkserver._forkserver._forkserver_pid))
 """

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from radeid.train.commands import register
+from radeid.cli.train import register
 
 app = typer.Typer(add_completion=False)
 register(app)

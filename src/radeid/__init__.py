@@ -11,15 +11,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from radeid.categories import Category
-from radeid.document import Document, Replacement, Result, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Replacement, Result, Span
+from radeid.core.moved import install as _install_moved_paths
 
 if TYPE_CHECKING:
-    from radeid.config import Config
-    from radeid.pipeline import Deidentifier
-    from radeid.spec import PipelineSpec
+    from radeid.config.config import Config
+    from radeid.pipeline.deidentifier import Deidentifier
+    from radeid.pipeline.spec import PipelineSpec
 
 __version__ = "0.2.0"
+
+# The flat module paths of radeid 0.2 (`radeid.keys`, ...) still import, with a DeprecationWarning.
+_install_moved_paths()
 
 __all__ = [
     "Category",
@@ -35,9 +39,9 @@ __all__ = [
 
 # Where each lazily imported name lives.
 _LAZY = {
-    "Config": "radeid.config",
-    "Deidentifier": "radeid.pipeline",
-    "PipelineSpec": "radeid.spec",
+    "Config": "radeid.config.config",
+    "Deidentifier": "radeid.pipeline.deidentifier",
+    "PipelineSpec": "radeid.pipeline.spec",
 }
 
 

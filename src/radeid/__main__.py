@@ -3,7 +3,7 @@
 Two things about start-up live here, before the CLI is imported:
 
 * A `radeid deid` run that will use workers starts their fork server first thing
-  (`radeid.worker_start.start_early`), so its warm-up overlaps this process's own imports.
+  (`radeid.run.worker_start.start_early`), so its warm-up overlaps this process's own imports.
 * The `radeid` script is a file, and every worker started by multiprocessing's "forkserver" or
   "spawn" runs that file again as its main module. It imports only this module, which imports
   nothing heavy at the top: a worker does not load the whole CLI (typer, rich, every command) for
@@ -18,10 +18,10 @@ import sys
 
 def main() -> None:
     """Run the command line in `sys.argv`."""
-    from radeid.worker_start import start_early
+    from radeid.run.worker_start import start_early
 
     start_early(sys.argv[1:])
-    from radeid.cli import app
+    from radeid.cli.app import app
 
     app(prog_name="radeid")
 

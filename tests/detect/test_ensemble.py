@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
-from radeid.config import Config, ConfigError
+from radeid.config.config import Config, ConfigError
+from radeid.config.sections import ResolverConfig
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.base import DETECTORS, build_detector
 from radeid.detect.ensemble import EnsembleDetector, project, resolver_rank
 from radeid.detect.ensemble.strategies import weighted
-from radeid.document import Document, Span
-from radeid.resolve import Resolver, member_source, merge_overlaps
-from radeid.sections import ResolverConfig
+from radeid.resolve.resolver import Resolver, member_source, merge_overlaps
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 P, H, D, HOSP, ID = Category.PATIENT, Category.HCW, Category.DATE, Category.HOSPITAL, Category.ID
@@ -195,7 +195,7 @@ def test_registered_and_built_from_its_section() -> None:
             "detectors": {"ensemble": {"members": ["rules", "lexicon"], "strategy": "vote:2"}},
         }
     )
-    from radeid.pipeline import Deidentifier
+    from radeid.pipeline.deidentifier import Deidentifier
 
     deid = Deidentifier(config)
     [ensemble] = deid.detectors
@@ -233,7 +233,7 @@ def test_config_errors_say_what_is_wrong(tmp_path: Path) -> None:
 
 def test_model_options_act_on_the_ensembles_members() -> None:
     """--no-model takes the model out of the ensemble; --model names it without running it twice."""
-    from radeid.cli_support import load_job_config
+    from radeid.cli.support import load_job_config
 
     path = EXAMPLES / "ensemble.toml"
     config = load_job_config(path, {}, no_model=True)

@@ -14,15 +14,15 @@ pytest.importorskip("sklearn", reason="learned combiners need scikit-learn")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from radeid.categories import Category  # noqa: E402
-from radeid.cli import app  # noqa: E402
-from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.cli.app import app  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.config.sections import ResolverConfig  # noqa: E402
+from radeid.core.categories import Category  # noqa: E402
+from radeid.core.document import Document, Span  # noqa: E402
 from radeid.detect.base import build_detector  # noqa: E402
 from radeid.detect.ensemble import Combiner, EnsembleDetector, UnitFeatures, resolver_rank  # noqa: E402
 from radeid.detect.ensemble.combiner import MODELS, CombinerError  # noqa: E402
 from radeid.detect.ensemble.training import training_rows, unit_labels  # noqa: E402
-from radeid.document import Document, Span  # noqa: E402
-from radeid.sections import ResolverConfig  # noqa: E402
 
 
 def table(seed: int = 1, n: int = 600) -> tuple[list[tuple[int, ...]], list[str]]:
@@ -197,7 +197,7 @@ def test_cli_fit_refuses_bad_options(tmp_path: Path) -> None:
 
 def test_the_run_fingerprint_covers_the_combiner_file(tmp_path: Path) -> None:
     """A resumed run must notice a refitted combiner (the spec hashes every file the config names)."""
-    from radeid.spec import PipelineSpec
+    from radeid.pipeline.spec import PipelineSpec
 
     rows, labels = table()
     path = tmp_path / "combiner.json"

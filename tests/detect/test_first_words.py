@@ -1,4 +1,4 @@
-"""The first-word gates of protected patterns (radeid.detect.first_words) never skip a match.
+"""The first-word gates of protected patterns (radeid.patterns.first_words) never skip a match.
 
 `ProtectedContent.find` skips a word-list pattern for a window that holds none of the words its
 matches can begin with. The reference below is `find` as it was before (every pattern runs); on
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from radeid.detect import first_words
-from radeid.detect.first_words import FirstWords, stored_gate, stored_gates, window_words
-from radeid.detect.protected import _DIGIT, ProtectedContent, ProtectedSpan
-from radeid.detect.regex_cache import engine_tag
+from radeid.patterns import first_words
+from radeid.patterns.first_words import FirstWords, stored_gate, stored_gates, window_words
+from radeid.patterns.regex_cache import engine_tag
+from radeid.resolve.protected import _DIGIT, ProtectedContent, ProtectedSpan
 
 _EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.categories import Category
-from radeid.detect.forms import FormChecker, looks_like_date
-from radeid.document import Span
+from radeid.core.categories import Category
+from radeid.core.document import Span
+from radeid.patterns.forms import FormChecker, looks_like_date
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +113,8 @@ def test_the_bundled_word_ranks_are_pyspellcheckers_first_entries() -> None:
     from importlib.metadata import PackageNotFoundError, version
     from pathlib import Path
 
-    from radeid.detect.forms import COMMON_WORD_RANK, _ranked_words, function_words
-    from radeid.wordlists import bundled_data_path
+    from radeid.core.resources import bundled_data_path
+    from radeid.patterns.forms import COMMON_WORD_RANK, _ranked_words, function_words
 
     header = bundled_data_path("lexicons", "common_words_en.txt").read_text(encoding="utf-8").splitlines()[0]
     try:

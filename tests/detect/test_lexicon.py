@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
+from radeid.core.resources import bundled_data_path, iter_word_list
 from radeid.detect.base import Detector
 from radeid.detect.lexicon import (
     LexiconDetector,
@@ -20,8 +22,6 @@ from radeid.detect.lexicon import (
     read_lexicon_file,
     spelling_variants,
 )
-from radeid.document import Document, Span
-from radeid.wordlists import bundled_data_path, iter_word_list
 
 H, V, P = Category.HOSPITAL, Category.VENDOR, Category.PATIENT
 

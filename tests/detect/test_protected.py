@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from radeid.detect.protected import ProtectedContent, ProtectedSpan, merge_intervals
+from radeid.resolve.protected import ProtectedContent, ProtectedSpan, merge_intervals
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +83,8 @@ def test_phi_is_not_protected(protected: ProtectedContent, text: str) -> None:
 
 
 def test_find_near_scans_only_lines_with_spans(protected: ProtectedContent) -> None:
-    from radeid.categories import Category
-    from radeid.document import Span
+    from radeid.core.categories import Category
+    from radeid.core.document import Span
 
     text = "Temp 98.6\nname here\nINR 2.3"
     near = protected.find_near(text, [Span(10, 14, Category.PATIENT)])

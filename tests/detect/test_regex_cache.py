@@ -1,4 +1,4 @@
-"""The shipped compiled patterns (radeid.detect.regex_cache): identical to re.compile, complete, and
+"""The shipped compiled patterns (radeid.patterns.regex_cache): identical to re.compile, complete, and
 never worse than compiling when missing, stale or damaged."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from radeid.detect import regex_cache
-from radeid.detect.regex_cache import build_entry, compile_pattern, dump, engine_tag, loaded_entries
+from radeid.patterns import regex_cache
+from radeid.patterns.regex_cache import build_entry, compile_pattern, dump, engine_tag, loaded_entries
+from radeid.pipeline.regex_inventory import bundled_patterns
 
 needs_cache = pytest.mark.skipif(
     not regex_cache.cache_path().exists(), reason=f"no compiled-pattern file is shipped for {engine_tag()}"
@@ -36,7 +37,7 @@ def test_every_stored_pattern_is_the_one_re_compile_builds() -> None:
 
 @needs_cache
 def test_the_shipped_file_covers_every_bundled_pattern() -> None:
-    missing = [source for source, flags in regex_cache.bundled_patterns() if (source, flags) not in loaded_entries()]
+    missing = [source for source, flags in bundled_patterns() if (source, flags) not in loaded_entries()]
     assert not missing, (
         f"{len(missing)} bundled pattern(s) are not in the shipped compiled-pattern file: "
         "run `PYTHONPATH=src python scripts/build_regex_cache.py` after editing rules, macros or protected patterns"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Document
 from radeid.detect.base import Detector
 from radeid.detect.rules import RuleDetector, bundled_rule_files, tighten, trie_regex
-from radeid.detect.validators import luhn_ok, valid_ipv4, valid_npi, valid_ssn
-from radeid.document import Document
+from radeid.patterns.validators import luhn_ok, valid_ipv4, valid_npi, valid_ssn
 
 
 @pytest.fixture(scope="module")

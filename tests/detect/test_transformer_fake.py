@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.base import Detector
 from radeid.detect.transformer import LabelDecoder, LoadedModel, ModelLoadError, PieceTokenizer, TransformerDetector
-from radeid.document import Document, Span
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from radeid.config import Config, ConfigError
+from radeid.config.config import Config, ConfigError
+from radeid.core.document import Document
 from radeid.detect.chunking import Window
 from radeid.detect.transformer.gate import gate_windows, signal_spans
-from radeid.document import Document
 
 PROSE = (
     "FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion or pneumothorax.\n"

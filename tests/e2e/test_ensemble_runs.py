@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from radeid.batch import deidentify_path
-from radeid.cli import app
-from radeid.config import Config
+from radeid.cli.app import app
+from radeid.config.config import Config
+from radeid.core.document import Document
 from radeid.detect.ensemble import EnsembleDetector
-from radeid.document import Document
-from radeid.pipeline import Deidentifier
-from radeid.spec import PipelineSpec
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.spec import PipelineSpec
+from radeid.run.batch import deidentify_path
 
 REPO = Path(__file__).resolve().parents[2]
 ENSEMBLE_TOML = REPO / "examples" / "ensemble.toml"
@@ -117,7 +117,7 @@ def spark() -> Iterator[Any]:
 
 @pytest.mark.slow
 def test_spark_writes_what_one_process_writes(spark: Any, corpus: Path, tmp_path: Path) -> None:
-    from radeid.spark import deidentify_dataframe
+    from radeid.spark.dataframe import deidentify_dataframe
 
     spec = PipelineSpec(Config.load(ENSEMBLE_TOML).with_section("replace", mode="surrogate"), KEY)
     reference = tmp_path / "one.jsonl"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from radeid.cli import app
-from radeid.config import Config
+from radeid.cli.app import app
+from radeid.config.config import Config
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -109,8 +109,8 @@ def test_default_config_is_what_the_cli_and_the_api_run(tmp_path: Path, job: tup
     out = tmp_path / "cli.jsonl"
     code, output = invoke("deid", src, "-o", out, "--no-model", "--key-file", key, "-q")
     assert code == 0, output
-    from radeid.document import Document
-    from radeid.pipeline import Deidentifier
+    from radeid.core.document import Document
+    from radeid.pipeline.deidentifier import Deidentifier
 
     api = Deidentifier(
         Config.load(overrides={"pipeline": {"detectors": ["rules", "lexicon"]}}), key=bytes.fromhex(KEY_HEX)
@@ -194,7 +194,7 @@ def test_evaluate_runs_rules_only_with_no_model(tmp_path: Path) -> None:
 def test_plain_progress_lines_when_stderr_is_not_a_terminal(
     tmp_path: Path, job: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import radeid.cli_support as support
+    import radeid.cli.support as support
 
     monkeypatch.setattr(support, "PLAIN_PROGRESS_EVERY", 0.0)
     src, key = job

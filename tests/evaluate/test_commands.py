@@ -12,8 +12,10 @@ import typer
 from typer.testing import CliRunner
 
 from radeid import Document, Replacement, Result, Span
-from radeid.evaluate import cli_options, commands, resynth
-from radeid.evaluate.commands import register
+from radeid.cli import evaluate as commands
+from radeid.cli import evaluate_options as cli_options
+from radeid.cli.evaluate import register
+from radeid.evaluate import resynth
 
 runner = CliRunner()
 

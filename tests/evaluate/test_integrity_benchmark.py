@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from radeid.categories import Category
-from radeid.document import Document, Replacement, Result, Span
-from radeid.trace import Decision
+from radeid.core.categories import Category
+from radeid.core.document import Document, Replacement, Result, Span
+from radeid.resolve.trace import Decision
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.categories import Category
-from radeid.document import Document, Replacement, Result, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Replacement, Result, Span
 from radeid.evaluate.integrity import changed_token_offsets, changed_tokens, edge_violations
 
 

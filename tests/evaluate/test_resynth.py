@@ -141,7 +141,7 @@ def test_ignored_regions_survive_the_rounds() -> None:
 
 
 def test_with_the_real_surrogate_engine() -> None:
-    surrogate = pytest.importorskip("radeid.surrogate")
+    surrogate = pytest.importorskip("radeid.replace.surrogate")
     if not hasattr(surrogate, "SurrogateReplacer"):
         pytest.skip("surrogate engine not ready")
     text = "Seen by Dr. Alan Grant on 03/04/2019. MRN 1234567."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from radeid.journal import work_folder_for
+from radeid.run.journal import work_folder_for
 
 
 def test_duplicate_ids_are_refused(tmp_path: Path, key_file: Path, write_jsonl, reports: list[dict], cli) -> None:

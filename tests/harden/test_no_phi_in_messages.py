@@ -36,7 +36,7 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, run
     dup = jsonl(t / "dup.jsonl", [good("a"), good("a")])
     out.append(run("deid", dup, "-o", t / "o5.jsonl", "--no-model", "--key-file", key))
     # a pipeline exception whose message quotes the text
-    from radeid.pipeline import Deidentifier
+    from radeid.pipeline.deidentifier import Deidentifier
 
     def boom(self, docs):  # noqa: ANN001, ANN202
         raise ValueError(f"validator choked on {docs[0].text!r}")
@@ -65,9 +65,9 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, run
     lonely = jsonl(t / "lonely.jsonl", [good("zz")])
     out.append(run("reidentify", lonely, "--vault", vault, "--key-file", key, "-o", t / "r3.jsonl"))
     # the input changed during the run
-    from radeid.config import Config
-    from radeid.parallel import deidentify_path_parallel
-    from radeid.spec import PipelineSpec
+    from radeid.config.config import Config
+    from radeid.pipeline.spec import PipelineSpec
+    from radeid.run.parallel import deidentify_path_parallel
 
     spec = PipelineSpec(
         Config.load(overrides={"pipeline": {"batch_size": 1, "detectors": ["rules"]}, "replace": {"mode": "tag"}})

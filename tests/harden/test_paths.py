@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from radeid.paths import PathConflictError, check_paths
+from radeid.io.paths import PathConflictError, check_paths
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_helper_covers_folders_and_nesting(tmp_path: Path) -> None:
 
 
 def test_generated_key_never_inside_an_input_folder_or_the_output_folder(tmp_path: Path) -> None:
-    from radeid.keys import key_dir_for
+    from radeid.secure.keys import key_dir_for
 
     inp = tmp_path / "in"
     inp.mkdir()
@@ -115,7 +115,7 @@ def test_generated_key_never_inside_an_input_folder_or_the_output_folder(tmp_pat
 
 
 def test_passphrase_is_stretched_before_use() -> None:
-    from radeid.keys import decode_key
+    from radeid.secure.keys import decode_key
 
     key = decode_key("correct horse battery staple", "test")
     assert len(key) == 32 and key != b"correct horse battery staple"

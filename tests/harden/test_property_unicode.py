@@ -11,14 +11,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from radeid.config import Config
-from radeid.document import Document, Result
+from radeid.config.config import Config
+from radeid.core.document import Document, Result
 from radeid.io.errors import ReadIssue
 from radeid.io.readers import read_documents
 from radeid.io.writers import open_writer
-from radeid.pipeline import Deidentifier
-from radeid.spec import PipelineSpec
-from radeid.vault import VaultWriter, read_vault, reidentify_text
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.spec import PipelineSpec
+from radeid.secure.vault import VaultWriter, read_vault, reidentify_text
 
 KEY = b"property-test-key-not-a-real-secret"
 SPECIAL = ["\u2028", "\u2029", "\x85", "\r\n", "\r", "\n", "\t", "\x00", "\x1b", "\u202e", "\u200f", "\u2066",
@@ -95,7 +95,7 @@ def test_model_pipeline_on_any_text_even_lone_surrogates(items: list[str]) -> No
 def test_vault_refuses_a_lone_surrogate_clearly(tmp_path: Path) -> None:
     import pytest
 
-    from radeid.vault import VaultError
+    from radeid.secure.vault import VaultError
 
     [result] = pipeline(False).deidentify([Document("s", "Dr. Alan Grant \ud800 03/04/2019")])
     with pytest.raises(VaultError, match="'s'"), VaultWriter(tmp_path / "v.parquet", KEY, scrypt_n=2**4) as vault:

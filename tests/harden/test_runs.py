@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from radeid.config import Config
-from radeid.journal import JournalError, work_folder_for
-from radeid.parallel import deidentify_path_parallel
-from radeid.spec import PipelineSpec
-from radeid.vault import read_vault, reidentify_text
+from radeid.config.config import Config
+from radeid.pipeline.spec import PipelineSpec
+from radeid.run.journal import JournalError, work_folder_for
+from radeid.run.parallel import deidentify_path_parallel
+from radeid.secure.vault import read_vault, reidentify_text
 
 KEY = bytes(range(32))
 
@@ -62,7 +62,7 @@ SECRET = "Zebulon Quixote-Vantablack"
 def exploding(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     """The pipeline raises, quoting the text, on any document that holds BOOM (as a site rule's
     validator raising on an odd character would)."""
-    from radeid.pipeline import Deidentifier
+    from radeid.pipeline.deidentifier import Deidentifier
 
     real = Deidentifier.deidentify
 
@@ -103,7 +103,7 @@ class Killed(BaseException):
 def test_a_crash_at_any_commit_step_is_finished_by_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, write_jsonl, read_jsonl
 ) -> None:
-    import radeid.commit as commit
+    import radeid.io.commit as commit
 
     src = write_jsonl(tmp_path / "in.jsonl", rows(10))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"

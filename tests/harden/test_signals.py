@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from radeid.journal import work_folder_for
+from radeid.run.journal import work_folder_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.config import Config
-from radeid.document import Document
-from radeid.pipeline import Deidentifier
+from radeid.config.config import Config
+from radeid.core.document import Document
+from radeid.pipeline.deidentifier import Deidentifier
 
 
 @pytest.fixture(scope="module")

@@ -11,16 +11,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from radeid import Document
-from radeid.surrogate import SurrogateReplacer
-from radeid.vault import VaultError, VaultWriter, read_vault
+from radeid.replace.surrogate import SurrogateReplacer
+from radeid.secure.vault import VaultError, VaultWriter, read_vault
 
 KEY = b"harden-vault-key-not-a-real-secret-01"
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    from radeid.categories import Category
-    from radeid.document import Span
+    from radeid.core.categories import Category
+    from radeid.core.document import Span
 
     replacer = SurrogateReplacer(KEY)
     docs = [

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
-from radeid.document import Document, Replacement, Result, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Replacement, Result, Span
 from radeid.io.audit import (
     AUDIT_FIELDS,
     SPAN_FIELDS,

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
-from radeid.document import Document
+from radeid.core.categories import Category
+from radeid.core.document import Document
+from radeid.core.labelmaps import load_label_map
 from radeid.io.errors import ReadIssue
 from radeid.io.gold import OutputTag, UnknownLabel, brat_ann, brat_label, i2b2_xml, parse_i2b2, resolve_label
 from radeid.io.readers import ReadOptions, read_documents
-from radeid.labelmaps import load_label_map
 
 
 def split(items: object) -> tuple[list[Document], list[ReadIssue]]:

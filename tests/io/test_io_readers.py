@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from radeid.document import Document
+from radeid.core.document import Document
 from radeid.io.errors import ColumnError, FormatError, ReadIssue
 from radeid.io.readers import ReadOptions, read_documents
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
 from radeid.io.errors import FormatError
 from radeid.io.formats import FORMAT_MODULES, InputFormat
 from radeid.io.readers import estimate_total, read_documents

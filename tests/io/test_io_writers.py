@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from radeid.categories import Category
-from radeid.document import Document, Replacement, Result, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Replacement, Result, Span
 from radeid.io.errors import FormatError, OutputExistsError, ReadIssue
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions, read_documents

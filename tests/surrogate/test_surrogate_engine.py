@@ -12,10 +12,10 @@ from surrogate_helpers import KEY, OTHER_KEY
 from synthetic import generate_reports
 
 from radeid import Category, Document, Result, Span
-from radeid.replace import Replacer
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.keyed import fold
-from radeid.vault import VaultWriter, read_vault, reidentify_text
+from radeid.replace.base import Replacer
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.replace.surrogate.keyed import fold
+from radeid.secure.vault import VaultWriter, read_vault, reidentify_text
 
 REPORTS = generate_reports(60, seed=3)
 SETTINGS = settings(

@@ -11,11 +11,11 @@ import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.keyed import fold_name
-from radeid.surrogate.name_gender import document_gender
-from radeid.surrogate.name_pools import ending_gender, name_pools, place_words, wgnd_gender, world_genders
-from radeid.wordlists import bundled_data_path, iter_word_list
+from radeid.core.resources import bundled_data_path, iter_word_list
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.replace.surrogate.keyed import fold_name
+from radeid.replace.surrogate.name_gender import document_gender
+from radeid.replace.surrogate.name_pools import ending_gender, name_pools, place_words, wgnd_gender, world_genders
 
 P, H = Category.PATIENT, Category.HCW
 POOLS = name_pools("en_US")
@@ -233,7 +233,7 @@ def test_o_mc_mac_are_one_surname() -> None:
 
 
 def test_the_background_read_of_the_wgnd_table_gives_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    from radeid.surrogate import name_pools as pools_module
+    from radeid.replace.surrogate import name_pools as pools_module
 
     monkeypatch.setattr(pools_module, "_wgnd", None)
     pools_module.read_wgnd_in_background().join()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from surrogate_helpers import KEY, OTHER_KEY, doc_with
 
 from radeid import Category, Document, Span
-from radeid.surrogate import SurrogateReplacer
+from radeid.replace.surrogate import SurrogateReplacer
 
 SETTINGS = settings(max_examples=80, deadline=None)
 

@@ -12,11 +12,11 @@ import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category, Document, Span
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.engine import _drop_words, _fit
-from radeid.surrogate.keyed import Keyed
-from radeid.surrogate.name_pools import length_pools, name_pools
-from radeid.surrogate.places import CITY_SUFFIXES, place_pools
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.replace.surrogate.engine import _drop_words, _fit
+from radeid.replace.surrogate.keyed import Keyed
+from radeid.replace.surrogate.name_pools import length_pools, name_pools
+from radeid.replace.surrogate.places import CITY_SUFFIXES, place_pools
 
 H, L, P = Category.HOSPITAL, Category.LOCATION, Category.PATIENT
 WORD = re.compile(r"[^\W\d_]+")

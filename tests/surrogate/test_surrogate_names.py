@@ -8,8 +8,8 @@ import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category, Document, Span
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.names import name_pools
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.replace.surrogate.names import name_pools
 
 P, H = Category.PATIENT, Category.HCW
 POOLS = name_pools("en_US")

@@ -10,11 +10,11 @@ import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category
-from radeid.surrogate import SurrogateReplacer
-from radeid.surrogate.institutions import is_real_institution, normalize_institution
-from radeid.surrogate.keyed import Keyed
-from radeid.surrogate.place_kinds import classify_place
-from radeid.surrogate.places import HospitalGenerator, _Facility, place_pools
+from radeid.replace.surrogate import SurrogateReplacer
+from radeid.replace.surrogate.institutions import is_real_institution, normalize_institution
+from radeid.replace.surrogate.keyed import Keyed
+from radeid.replace.surrogate.place_kinds import classify_place
+from radeid.replace.surrogate.places import HospitalGenerator, _Facility, place_pools
 
 HOSP, LOC = Category.HOSPITAL, Category.LOCATION
 
@@ -93,8 +93,8 @@ def test_real_institutions_are_recognised(name: str) -> None:
 
 def test_no_generated_institution_is_real() -> None:
     """10,000 draws here (about a second); benchmarks/institutions.py runs 100,000."""
-    from radeid.sections import SurrogateOptions
-    from radeid.surrogate.memory import DocumentMemory
+    from radeid.config.sections import SurrogateOptions
+    from radeid.replace.surrogate.memory import DocumentMemory
 
     gen = HospitalGenerator("en_US")
     (new,) = replace("at University of Arizona Medical Center.", [("University of Arizona Medical Center", HOSP)])
@@ -111,7 +111,7 @@ def _context(keyed, options, memory):  # noqa: ANN001, ANN202
     from collections import Counter
 
     from radeid import Document
-    from radeid.surrogate.base import SurrogateContext
+    from radeid.replace.surrogate.base import SurrogateContext
 
     return SurrogateContext(keyed, options, Document("d", ""), "corpus", "corpus", 0, 0, {}, memory, Counter())
 

@@ -8,8 +8,8 @@ import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
-from radeid.surrogate.places import initials, place_pools
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.replace.surrogate.places import initials, place_pools
 
 HOSP, LOC, VEND = Category.HOSPITAL, Category.LOCATION, Category.VENDOR
 

@@ -8,9 +8,9 @@ import pytest
 from surrogate_helpers import KEY, doc_with
 
 from radeid import Category
-from radeid.surrogate import SurrogateReplacer
-from radeid.surrogate.brands import real_vendor_words
-from radeid.surrogate.keyed import fold
+from radeid.replace.surrogate import SurrogateReplacer
+from radeid.replace.surrogate.brands import real_vendor_words
+from radeid.replace.surrogate.keyed import fold
 
 VEND = Category.VENDOR
 GENERIC = {"PACS", "CT", "MRI", "Ultrasound", "System", "Healthcare"}

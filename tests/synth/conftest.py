@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from radeid.document import Document
+from radeid.core.document import Document
 from radeid.synth import SynthOptions, generate
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from radeid.document import Document
+from radeid.core.document import Document
 from radeid.synth.augment import AugmentOptions, augment
 from radeid.synth.goldio import GoldDataError, read_gold, write_gold_jsonl
 
@@ -84,7 +84,7 @@ def test_bad_span_and_overlap_are_errors(tmp_path: Path) -> None:
 def test_cli_synth_and_augment(tmp_path: Path) -> None:
     import typer
 
-    from radeid.synth.commands import register
+    from radeid.cli.synth import register
 
     app = typer.Typer()
     register(app)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
-from radeid.document import Document
+from radeid.core.categories import Category
+from radeid.core.document import Document
 from radeid.synth import KINDS, SynthOptions, generate, generate_one
 from radeid.synth.builder import DocBuilder, wrap_lines
 from radeid.synth.negatives import EPONYM_WORDS

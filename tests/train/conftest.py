@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from radeid.categories import Category
-from radeid.document import Document, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 
 FIRST = ["Anna", "Marcus", "Priya", "Tom", "Helena", "Jane", "Omar", "Lena"]
 LAST = ["Holloway", "Raman", "Nguyen", "Kowalski", "Schmidt", "Doe", "Haddad", "Berg"]

@@ -29,7 +29,7 @@ def test_runs_without_torch_and_finds_phi() -> None:
         "import sys\n"
         "for m in ('torch', 'transformers'): sys.modules[m] = None\n"
         "from radeid.detect.transformer import TransformerDetector\n"
-        "from radeid.document import Document\n"
+        "from radeid.core.document import Document\n"
         f"det = TransformerDetector({str(FOLDER)!r})\n"
         "assert det.loaded.scorer.uses_shapes\n"
         "t = 'PATIENT NAME: Holloway, Marcus    MRN: 40718325\\nEXAM DATE: 03/14/2021\\n"
@@ -49,7 +49,7 @@ def test_inference_imports_neither_torch_nor_the_training_package() -> None:
         "import sys\n"
         "import radeid.detect.transformer\n"
         "from radeid.detect.transformer import TransformerDetector\n"
-        "from radeid.document import Document\n"
+        "from radeid.core.document import Document\n"
         "det = TransformerDetector('bundled', backend='onnx')\n"
         "[spans] = det.detect([Document('d', 'Seen by Dr. Marcus Holloway on 03/14/2021.')])\n"
         "assert spans, 'the bundled model found nothing'\n"
@@ -68,9 +68,9 @@ def run_python(code: str) -> str:
 def test_default_pipeline_uses_the_bundled_model_and_no_model_turns_it_off(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from radeid.cli import app
-    from radeid.config import Config
-    from radeid.pipeline import Deidentifier
+    from radeid.cli.app import app
+    from radeid.config.config import Config
+    from radeid.pipeline.deidentifier import Deidentifier
 
     deid = Deidentifier(Config.load())
     assert [d.name for d in deid.detectors] == ["rules", "lexicon", "transformer"]
@@ -90,9 +90,9 @@ def test_default_pipeline_uses_the_bundled_model_and_no_model_turns_it_off(tmp_p
 
 
 def test_model_spans_must_have_the_form_of_their_category() -> None:
-    from radeid.categories import Category
+    from radeid.core.categories import Category
+    from radeid.core.document import Span
     from radeid.detect.transformer import plausible
-    from radeid.document import Span
 
     def ok(text: str, category: Category) -> bool:
         return plausible(text, Span(0, len(text), category, source="transformer"))

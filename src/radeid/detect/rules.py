@@ -1,8 +1,8 @@
 """`RuleDetector`: regular expressions + context words + validators, with the rules kept as data.
 
 The rules live in TOML files (`radeid/data/rules/*.toml`; the schema is documented at the top of
-`00_common.toml`). The engine is in three parts: `radeid.detect.rule_files` loads and merges rule
-files and compiles each rule once, `radeid.detect.pattern_files` expands `{{MACRO}}` /
+`00_common.toml`). The engine is in three parts: `radeid.patterns.rule_files` loads and merges rule
+files and compiles each rule once, `radeid.patterns.pattern_files` expands `{{MACRO}}` /
 `{{list:NAME}}` references and writes word lists as tries, and this module applies the rules.
 
 Speed comes from *triggers*: a rule may name literal strings (matched in the text lower-cased
@@ -24,11 +24,11 @@ from typing import Any
 
 import ahocorasick
 
-from radeid.categories import Category
-from radeid.detect.pattern_files import trie_regex
-from radeid.detect.rule_files import Rule, bundled_rule_files, load_rules
-from radeid.document import Document, Span
-from radeid.edges import tighten
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
+from radeid.core.edges import tighten
+from radeid.patterns.pattern_files import trie_regex
+from radeid.patterns.rule_files import Rule, bundled_rule_files, load_rules
 
 __all__ = ["RuleDetector", "Rule", "bundled_rule_files", "load_rules", "tighten", "trie_regex"]
 

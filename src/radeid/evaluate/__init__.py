@@ -1,1 +1,3 @@
-"""Evaluation: tokenisation for token-level scores, metrics, reports."""
+"""Tool layer (above the runner, below the interfaces).
+
+Evaluation: tokenisation for token-level scores, metrics, reports."""

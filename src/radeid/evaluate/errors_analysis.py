@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from radeid.document import Document, Span
+from radeid.core.document import Document, Span
+from radeid.core.tokens import Tokenizer, get_tokenizer
 from radeid.evaluate.metrics import category_order, ignored_regions
-from radeid.tokens import Tokenizer, get_tokenizer
 
 __all__ = ["ERROR_KINDS", "ErrorAnalysis", "ErrorEntry", "ErrorExample", "analyse_errors", "shape"]
 

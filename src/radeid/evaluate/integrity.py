@@ -7,7 +7,7 @@ so these two helpers measure them directly:
 
 - `edge_violations` checks each span against the *edge rule* that gold and predictions should
   both follow;
-- `changed_tokens` counts the evaluation tokens (`radeid.tokens.word_tokens`) of the
+- `changed_tokens` counts the evaluation tokens (`radeid.core.tokens.word_tokens`) of the
   original text that the replacements of a `Result` actually altered.
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Collection, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any, TypeVar
 
-from radeid.document import Replacement, Result, Span
-from radeid.tokens import word_tokens
+from radeid.core.document import Replacement, Result, Span
+from radeid.core.tokens import word_tokens
 
 __all__ = ["ABBREVIATIONS", "changed_token_offsets", "changed_tokens", "edge_violations"]
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from radeid.document import Document, Span
+from radeid.core.document import Document, Span
+from radeid.core.labelmaps import load_label_map
 from radeid.evaluate.metrics import IGNORED_SPANS_KEY, EvaluationInputError
 from radeid.io.errors import ReadIssue
 from radeid.io.formats import InputFormat, detect_format
 from radeid.io.gold import UnknownLabel, resolve_label
 from radeid.io.readers import ReadOptions, read_documents
-from radeid.labelmaps import load_label_map
 
 __all__ = [
     "GoldSet",

@@ -2,7 +2,7 @@
 
 Definitions (every number radeid reports comes from here):
 
-* **Tokens** are the evaluation tokens of `radeid.tokens` (maximal runs of word characters
+* **Tokens** are the evaluation tokens of `radeid.core.tokens` (maximal runs of word characters
   and each other non-space character alone, unless another tokenizer is asked for). A token takes
   the category of the gold (or predicted) span that overlaps it most; a token is PHI if any part of
   it is covered, so a span cutting a word in half still counts the whole word.
@@ -42,8 +42,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-from radeid.categories import Category
-from radeid.document import Document, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
+from radeid.core.tokens import Tokenizer, covered_tokens, get_tokenizer, whitespace_tokens, word_tokens
 from radeid.evaluate.results import (
     LEVEL_METRICS,
     LEVELS,
@@ -55,7 +56,6 @@ from radeid.evaluate.results import (
     EvaluationResult,
     Scores,
 )
-from radeid.tokens import Tokenizer, covered_tokens, get_tokenizer, whitespace_tokens, word_tokens
 
 __all__ = [
     "IGNORED_SPANS_KEY",

@@ -11,7 +11,7 @@ from `seed` (or read from a key file), so a run can be repeated exactly. With `s
 master key each round draws `secrets.token_bytes(32)`. Surrogates are synthetic either way; the
 key only needs to differ between rounds.
 
-Replacing is done by a replacer factory (`key -> Replacer`), `radeid.surrogate.SurrogateReplacer`
+Replacing is done by a replacer factory (`key -> Replacer`), `radeid.replace.surrogate.SurrogateReplacer`
 by default; the gold spans are then found in the new text from `Result.output_offsets()`.
 """
 
@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from radeid.categories import Category
-from radeid.document import Document, Result, Span
+from radeid.core.categories import Category
+from radeid.core.document import Document, Result, Span
+from radeid.core.tokens import Tokenizer
 from radeid.evaluate.bootstrap import Interval, percentile_interval
 from radeid.evaluate.metrics import (
     IGNORED_SPANS_KEY,
@@ -38,8 +39,7 @@ from radeid.evaluate.metrics import (
     evaluate_documents,
     ignored_regions,
 )
-from radeid.replace import Replacer
-from radeid.tokens import Tokenizer
+from radeid.replace.base import Replacer
 
 __all__ = [
     "ReplacerFactory",
@@ -64,10 +64,10 @@ class ResynthesisUnavailable(RuntimeError):
 def default_replacer_factory() -> ReplacerFactory:
     """`key -> SurrogateReplacer(key)` from the surrogate engine, imported only when needed."""
     try:
-        from radeid.surrogate import SurrogateReplacer
+        from radeid.replace.surrogate import SurrogateReplacer
     except ImportError as exc:
         raise ResynthesisUnavailable(
-            "the surrogate engine (radeid.surrogate.SurrogateReplacer) is not available; "
+            "the surrogate engine (radeid.replace.surrogate.SurrogateReplacer) is not available; "
             "resynthesis needs it, or a replacer factory from the Python API"
         ) from exc
 

@@ -1,4 +1,8 @@
-"""Streaming readers and writers for every supported document format."""
+"""Layer 8: streaming readers and writers for every supported format, paths, the atomic commit and
+the audit trail.
+
+May import the layers below (`core` to `pipeline`).
+"""
 
 from radeid.io.audit import AuditRecord, read_audit
 from radeid.io.errors import ColumnError, FormatError, InputNotFoundError, OutputExistsError, RadeidIOError, ReadIssue

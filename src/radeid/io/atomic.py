@@ -6,7 +6,7 @@ with `os.replace` only on a clean exit (`__exit__` without an exception, or `.co
 failure the temporary is removed and an existing output is left untouched, so a run never leaves a
 half-written file where a good one was. Temporaries are hidden (`.NAME.XXXX.tmp`); only a killed
 process can leave one behind. The format modules (`radeid.io.jsonl`, ...) and the audit build on
-these pieces; `radeid.commit` applies the renames of all the outputs of a run together.
+these pieces; `radeid.io.commit` applies the renames of all the outputs of a run together.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from radeid import metakeys
-from radeid.commit import Move, apply_moves
-from radeid.document import Result
+from radeid.core import metakeys
+from radeid.core.document import Result
+from radeid.io.commit import Move, apply_moves
 from radeid.io.errors import OutputExistsError
 from radeid.io.formats import InputFormat, is_gzip
 from radeid.io.records import ReadOptions
@@ -196,7 +196,7 @@ class AtomicTextFile:
             self._raw.close()
 
     def stage(self) -> list[Move]:
-        """Finish and fsync the temporary; the rename is the caller's (`radeid.commit`)."""
+        """Finish and fsync the temporary; the rename is the caller's (`radeid.io.commit`)."""
         try:
             self._close(sync=True)
             return self.atomic.moves()
@@ -241,7 +241,7 @@ class Committable:
 
     def stage(self) -> list[Move]:
         """Finish the temporary output and fsync it; return the renames that put it in place
-        (`radeid.commit.commit_together` applies them, with the other outputs of the run)."""
+        (`radeid.io.commit.commit_together` applies them, with the other outputs of the run)."""
         self._ensure_open()
         try:
             moves = self._stage()

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from radeid.categories import Category
-from radeid.document import Result, Span
+from radeid.core.categories import Category
+from radeid.core.document import Result, Span
 from radeid.io.atomic import AtomicTextFile, TextFileOutput
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import open_binary, walk_files

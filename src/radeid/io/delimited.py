@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from radeid import metakeys
-from radeid.document import Document, Result
+from radeid.core import metakeys
+from radeid.core.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
 from radeid.io.formats import InputFormat, is_gzip

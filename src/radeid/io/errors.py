@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from radeid import metakeys
+from radeid.core import metakeys
 
 __all__ = [
     "ColumnError",

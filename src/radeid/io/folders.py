@@ -20,10 +20,10 @@ from hashlib import sha1
 from pathlib import Path
 from typing import IO, Any
 
-from radeid import metakeys
-from radeid.commit import Move, fsync_tree
-from radeid.document import Document, Result
+from radeid.core import metakeys
+from radeid.core.document import Document, Result
 from radeid.io.atomic import AtomicTarget, DocumentWriter, check_target, umask
+from radeid.io.commit import Move, fsync_tree
 from radeid.io.errors import FormatError, InputNotFoundError, ReadIssue
 from radeid.io.formats import InputFormat, walk_files
 from radeid.io.gold import OutputTag, ParsedGold, brat_ann, i2b2_xml, parse_brat_ann, parse_i2b2

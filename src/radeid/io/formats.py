@@ -12,11 +12,26 @@ import os
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, TYPE_CHECKING, cast
 
+from radeid.core.errors import ConfigError
+from radeid.core.registry import Registry
 from radeid.io.errors import FormatError
 
-__all__ = ["FOLDER_FORMATS", "FORMAT_MODULES", "InputFormat", "detect_format", "is_gzip", "walk_files"]
+if TYPE_CHECKING:
+    from radeid.io.registry import FormatHandler
+
+__all__ = [
+    "FOLDER_FORMATS",
+    "FORMATS",
+    "FORMAT_MODULES",
+    "InputFormat",
+    "UnknownFormatError",
+    "detect_format",
+    "is_gzip",
+    "unknown_format",
+    "walk_files",
+]
 
 
 class InputFormat(str, Enum):
@@ -40,8 +55,6 @@ class InputFormat(str, Enum):
         try:
             return cls(str(value).strip().lower())
         except ValueError:
-            from radeid.io.registry import unknown_format  # the registry knows every format's name
-
             raise unknown_format(value) from None
 
 
@@ -156,3 +169,19 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
 def open_binary(path: Path) -> IO[bytes]:
     """A file's bytes, gunzipped when it is gzip (by its magic bytes, not its name)."""
     return cast("IO[bytes]", gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")  # noqa: SIM115
+
+
+class UnknownFormatError(FormatError, ConfigError):
+    """A format name no module registered; the message lists the known ones."""
+
+
+#: Every format by name (`"jsonl"`, `"csv"`, ...): the built-in ones are lazy references to their
+#: modules' `FormatHandler`s (`radeid.io.registry`), imported on first use; a plugin adds its own.
+FORMATS: Registry[FormatHandler] = Registry("format")
+for _fmt, _module in FORMAT_MODULES.items():
+    FORMATS.register_lazy(_fmt.value, f"{_module}:{_fmt.name}")
+
+
+def unknown_format(name: object) -> UnknownFormatError:
+    """The error for a name that is not a format (`unknown format 'x'; known: brat, csv, ...`)."""
+    return UnknownFormatError(f"unknown format {str(name)!r}; known: {', '.join(FORMATS.names())}")

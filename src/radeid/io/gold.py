@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from radeid import metakeys
-from radeid.categories import Category, split_label
-from radeid.document import Span
-from radeid.labelmaps import IGNORE, load_label_map
+from radeid.core import metakeys
+from radeid.core.categories import Category, split_label
+from radeid.core.document import Span
+from radeid.core.labelmaps import IGNORE, load_label_map
 
 __all__ = [
     "GOLD_SOURCE",
@@ -40,7 +40,7 @@ GOLD_SOURCE = "gold"
 
 #: `Document.metadata` key for gold regions whose label is known but not PHI (`IGNORE`, `O`,
 #: `OTHER`, e.g. i2b2 PROFESSION): `[(start, end), ...]`, so evaluation can leave them out of
-#: false positives. Defined in `radeid.metakeys` (`IGNORED_SPANS`); kept here for importers.
+#: false positives. Defined in `radeid.core.metakeys` (`IGNORED_SPANS`); kept here for importers.
 IGNORED_SPANS_KEY = metakeys.IGNORED_SPANS
 
 

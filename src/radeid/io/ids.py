@@ -15,8 +15,8 @@ import dataclasses
 import hashlib
 import hmac
 
-from radeid import metakeys
-from radeid.document import Result
+from radeid.core import metakeys
+from radeid.core.document import Result
 
 __all__ = ["pseudonymize_id", "pseudonymize_result"]
 

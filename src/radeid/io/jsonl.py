@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from radeid import metakeys
-from radeid.document import Document, Result
+from radeid.core import metakeys
+from radeid.core.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
 from radeid.io.formats import InputFormat, is_gzip, open_binary
@@ -217,7 +217,7 @@ def _line_items(
 
 def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """`(line number, bytes)` of every non-blank line, unparsed: all a parallel run's coordinating
-    process reads of a JSONL input (`radeid.line_batches`); its workers parse them
+    process reads of a JSONL input (`radeid.run.line_batches`); its workers parse them
     (`parse_lines`). Raises what reading raises (`STREAM_ERRORS`)."""
     with open_binary(path) as handle:
         for lineno, raw in enumerate(handle, 1):

@@ -12,9 +12,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from radeid.commit import Move, fsync_file
-from radeid.document import Document, Result
+from radeid.core.document import Document, Result
 from radeid.io.atomic import AtomicTarget, DocumentWriter
+from radeid.io.commit import Move, fsync_file
 from radeid.io.errors import ColumnError, FormatError, ReadIssue
 from radeid.io.formats import InputFormat
 from radeid.io.records import ReadOptions, Record, build_document, column_error

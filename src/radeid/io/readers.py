@@ -40,7 +40,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from radeid.document import Document
+from radeid.core.document import Document
 from radeid.io.errors import (
     ColumnError,
     FormatError,

@@ -19,12 +19,12 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
-from radeid import metakeys
-from radeid.document import Document, Span
+from radeid.core import metakeys
+from radeid.core.document import Document, Span
+from radeid.core.labelmaps import load_label_map
 from radeid.io.errors import ColumnError, FormatError, ReadIssue
 from radeid.io.formats import is_gzip
 from radeid.io.gold import ParsedGold, parse_span_dict
-from radeid.labelmaps import load_label_map
 
 __all__ = [
     "MAX_PROBLEMS_PER_DOC",

@@ -15,13 +15,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from radeid.config import ConfigError
-from radeid.document import Document
+from radeid.core.document import Document
 from radeid.io.atomic import DocumentWriter
-from radeid.io.errors import FormatError, ReadIssue
-from radeid.io.formats import FORMAT_MODULES, InputFormat
+from radeid.io.errors import ReadIssue
+from radeid.io.formats import FORMATS, InputFormat, UnknownFormatError, unknown_format
 from radeid.io.records import ReadOptions
-from radeid.registry import Registry
 
 __all__ = [
     "FORMATS",
@@ -52,19 +50,6 @@ class FormatHandler:
     estimate: Estimator
 
 
-class UnknownFormatError(FormatError, ConfigError):
-    """A format name no module registered; the message lists the known ones."""
-
-
-#: Every format by name (`"jsonl"`, `"csv"`, ...).
-FORMATS: Registry[FormatHandler] = Registry("format")
-for _fmt, _module in FORMAT_MODULES.items():
-    FORMATS.register_lazy(_fmt.value, f"{_module}:{_fmt.name}")
-
-
-def unknown_format(name: object) -> UnknownFormatError:
-    """The error for a name that is not a format (`unknown format 'x'; known: brat, csv, ...`)."""
-    return UnknownFormatError(f"unknown format {str(name)!r}; known: {', '.join(FORMATS.names())}")
 
 
 def format_handler(fmt: InputFormat | str) -> FormatHandler:

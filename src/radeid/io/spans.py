@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from radeid.document import Document, Span
+from radeid.core.document import Document, Span
 from radeid.io.atomic import AtomicTextFile, TextFileOutput
 
 __all__ = ["SpansWriter", "write_spans_jsonl"]

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Document
 from radeid.detect.transformer import METADATA_FILE, TransformerDetector
-from radeid.document import Document
 
 __all__ = ["Calibration", "calibrate_detector", "choose_thresholds", "gold_piece_scores", "write_thresholds"]
 

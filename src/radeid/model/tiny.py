@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from radeid.categories import Category
-from radeid.document import Document
+from radeid.core.categories import Category
+from radeid.core.document import Document
 
 __all__ = [
     "DEFAULT_LABELS",

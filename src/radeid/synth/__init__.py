@@ -1,4 +1,6 @@
-"""Labelled synthetic training and evaluation data: `generate` (new documents) and `augment`
+"""Tool layer (above the runner, below the interfaces).
+
+Labelled synthetic training and evaluation data: `generate` (new documents) and `augment`
 (re-rendering labelled documents with new surrogates).
 
     from radeid.synth import SynthOptions, generate

@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from radeid import metakeys as mk
-from radeid.document import Document, Span
-from radeid.surrogate import SurrogateOptions, SurrogateReplacer
+from radeid.core import metakeys as mk
+from radeid.core.document import Document, Span
+from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
 
 __all__ = ["AugmentOptions", "augment", "augment_document"]
 

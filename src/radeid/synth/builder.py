@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from radeid.categories import Category
-from radeid.document import Span
+from radeid.core.categories import Category
+from radeid.core.document import Span
 
 __all__ = ["DocBuilder", "typo", "wrap_lines"]
 

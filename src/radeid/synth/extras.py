@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 
-from radeid.categories import Category as C
+from radeid.core.categories import Category as C
 from radeid.synth.builder import DocBuilder
 from radeid.synth.extra_negatives import DEPARTMENTS, NEGATIVE_CLASSES, negative
 from radeid.synth.fakes import Fakes

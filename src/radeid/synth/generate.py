@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from radeid import metakeys as mk
-from radeid.document import Document
+from radeid.core import metakeys as mk
+from radeid.core.document import Document
 from radeid.synth import extras as xs
 from radeid.synth.builder import SYNTH_SOURCE, DocBuilder, wrap_lines
 from radeid.synth.fakes import Fakes

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from radeid import metakeys as mk
-from radeid.document import Document
+from radeid.core import metakeys as mk
+from radeid.core.document import Document
 from radeid.io import ReadIssue, ReadOptions, read_documents
 
 __all__ = ["GoldDataError", "gold_record", "read_gold", "write_gold_jsonl"]

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radeid.categories import Category as C
+from radeid.core.categories import Category as C
 
 if TYPE_CHECKING:
     from radeid.synth.builder import DocBuilder

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from radeid.categories import Category as C
+from radeid.core.categories import Category as C
 from radeid.synth import extras as xs
 from radeid.synth.builder import DocBuilder, Piece
 from radeid.synth.fakes import Fakes, Person

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from radeid.categories import Category as C
+from radeid.core.categories import Category as C
 from radeid.synth import extras as xs
 from radeid.synth.builder import DocBuilder
 from radeid.synth.kinds import NOTE_KINDS, KindSpec

@@ -1,4 +1,6 @@
-"""Fine-tuning token-classification models for PHI (`radeid train`, extra `radeid[train]`).
+"""Tool layer (above the runner, below the interfaces).
+
+Fine-tuning token-classification models for PHI (`radeid train`, extra `radeid[train]`).
 
 Modules: `data` (gold documents -> word-piece windows with BIO labels and word shapes, stratified
 validation split, token F1; no torch), `schedule` (slanted triangular learning rates, momentum

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from radeid.categories import Category
+from radeid.core.categories import Category
+from radeid.core.document import Document
 from radeid.detect.chunking import boundary_strengths, plan_windows
 from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer import PieceTokenizer
-from radeid.document import Document
 from radeid.io.gold import IGNORED_SPANS_KEY
 
 __all__ = [

@@ -18,8 +18,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from radeid.detect.transformer.torch_model import ShapeTokenClassifier
 from radeid.train.data import IGNORE_INDEX
-from radeid.train.model import ShapeTokenClassifier
 
 __all__ = ["distillation_loss", "encoder_layers", "parse_layers", "student_from_teacher"]
 

@@ -32,10 +32,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from radeid.document import Document
+from radeid.core.document import Document
+from radeid.detect.transformer.torch_model import ShapeTokenClassifier
 from radeid.train.data import IGNORE_INDEX, Example, encode_documents, stratified_split, token_scores
 from radeid.train.distill import distillation_loss, student_from_teacher
-from radeid.train.model import ShapeTokenClassifier
 from radeid.train.model_folder import base_tokenizer, save_model_folder
 from radeid.train.optim import class_weights, optimizer_groups, parameter_groups
 from radeid.train.schedule import discriminative_lrs, momentum, stlr

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from radeid.detect.transformer.tokenizer import PieceTokenizer
 
 if TYPE_CHECKING:
-    from radeid.train.model import ShapeTokenClassifier
+    from radeid.detect.transformer.torch_model import ShapeTokenClassifier
 
 __all__ = ["base_tokenizer", "save_model_folder"]
 

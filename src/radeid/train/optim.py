@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from radeid.train.model import ShapeTokenClassifier
+from radeid.detect.transformer.torch_model import ShapeTokenClassifier
 
 __all__ = ["class_weights", "optimizer_groups", "parameter_groups"]
 

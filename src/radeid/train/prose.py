@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 
-from radeid import metakeys
-from radeid.document import Document
+from radeid.core import metakeys
+from radeid.core.document import Document
 
 __all__ = [
     "PROSE_SOURCE",
@@ -95,7 +95,7 @@ class _Vocab:
     """Lower-case words seen lower-case in the corpus (plus the allow-list), and deny lists of names/places."""
 
     def __init__(self, texts: Iterable[str]) -> None:
-        from radeid.wordlists import bundled_data_path, iter_word_list
+        from radeid.core.resources import bundled_data_path, iter_word_list
 
         self.words: set[str] = set()
         for text in texts:

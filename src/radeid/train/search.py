@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from radeid.document import Document
+from radeid.core.document import Document
 from radeid.train.finetune import CHECKPOINT_DIR, TRAINING_FILE, TrainConfig, train
 
 __all__ = ["SearchResult", "SearchSpace", "search"]

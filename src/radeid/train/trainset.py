@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from radeid import metakeys
-from radeid.document import Document
+from radeid.core import metakeys
+from radeid.core.document import Document
 
 __all__ = ["EVAL_SEEDS", "build", "main"]
 

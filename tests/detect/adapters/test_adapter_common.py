@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from radeid.categories import Category
-from radeid.config import Config, ConfigError
+from radeid.config.config import Config, ConfigError
+from radeid.core.categories import Category
 from radeid.detect.adapters.common import Options, is_titled, label_table
 from radeid.detect.base import DETECTORS, build_detector
 

@@ -10,11 +10,11 @@ pytest.importorskip("philter_lite")
 
 from philter_lite import CoordinateMap  # noqa: E402
 
-from radeid.categories import Category  # noqa: E402
-from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.core.categories import Category  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.adapters import philter as adapter  # noqa: E402
 from radeid.detect.base import build_detector  # noqa: E402
-from radeid.document import Document  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from radeid.categories import Category
-from radeid.config import Config, ConfigError
+from radeid.config.config import Config, ConfigError
+from radeid.core.categories import Category
+from radeid.core.document import Document
 from radeid.detect.adapters.physionet_deid import align_markers, parse_phi, parse_res, write_text
 from radeid.detect.base import build_detector
-from radeid.document import Document
 
 FAKE_DEID = textwrap.dedent(
     r"""
@@ -141,7 +141,7 @@ def test_the_real_package(tmp_path: Path) -> None:
 
 
 def test_named_in_the_pipeline_it_runs_beside_the_rules(fake: dict[str, str]) -> None:
-    from radeid.pipeline import Deidentifier
+    from radeid.pipeline.deidentifier import Deidentifier
 
     config = Config.from_dict(
         {"pipeline": {"detectors": ["rules", "physionet_deid"]}, "detectors": {"physionet_deid": fake}}

@@ -11,12 +11,12 @@ spacy = pytest.importorskip("spacy")
 
 from presidio_analyzer import RecognizerResult  # noqa: E402
 
-from radeid.categories import Category  # noqa: E402
-from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.core.categories import Category  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.adapters.common import label_table  # noqa: E402
 from radeid.detect.adapters.presidio import DEFAULT_MODEL, PresidioDetector  # noqa: E402
 from radeid.detect.base import build_detector  # noqa: E402
-from radeid.document import Document  # noqa: E402
 
 needs_model = pytest.mark.skipif(not spacy.util.is_package(DEFAULT_MODEL), reason=f"{DEFAULT_MODEL} not installed")
 

@@ -8,13 +8,13 @@ import pytest
 
 spacy = pytest.importorskip("spacy")
 
-from radeid.categories import Category  # noqa: E402
-from radeid.config import Config, ConfigError  # noqa: E402
+from radeid.config.config import Config, ConfigError  # noqa: E402
+from radeid.core.categories import Category  # noqa: E402
+from radeid.core.document import Document  # noqa: E402
 from radeid.detect.adapters.common import label_table  # noqa: E402
 from radeid.detect.adapters.presidio import DEFAULT_MODEL  # noqa: E402
 from radeid.detect.adapters.spacy_ner import DEFAULT_LABELS, SpacyNerDetector, date_like  # noqa: E402
 from radeid.detect.base import build_detector  # noqa: E402
-from radeid.document import Document  # noqa: E402
 
 
 def offline(overrides: dict[str, str] | None = None, **options: Any) -> SpacyNerDetector:

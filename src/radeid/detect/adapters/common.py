@@ -10,12 +10,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from radeid.categories import Category
-from radeid.config import ConfigError
-from radeid.labelmaps import load_label_map, map_label
+from radeid.config.config import ConfigError
+from radeid.core.categories import Category
+from radeid.core.labelmaps import load_label_map, map_label
 
 if TYPE_CHECKING:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
 __all__ = ["Options", "import_optional", "install_line", "is_titled", "label_table", "section"]
 

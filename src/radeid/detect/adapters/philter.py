@@ -31,13 +31,13 @@ from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from radeid.categories import Category
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.adapters.common import Options, import_optional, install_line, section
-from radeid.document import Document, Span
 
 if TYPE_CHECKING:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
 __all__ = ["PhilterDetector", "from_config"]
 

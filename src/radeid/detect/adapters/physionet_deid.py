@@ -40,13 +40,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radeid.categories import Category, split_label
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
+from radeid.core.categories import Category, split_label
+from radeid.core.document import Document, Span
 from radeid.detect.adapters.common import Options, section
-from radeid.document import Document, Span
 
 if TYPE_CHECKING:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
 __all__ = ["DEFAULT_TAGS", "PhysionetDeidDetector", "from_config", "parse_phi", "parse_res", "write_text"]
 

@@ -25,13 +25,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from radeid.categories import Category
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.adapters.common import Options, Target, import_optional, is_titled, label_table, section
-from radeid.document import Document, Span
 
 if TYPE_CHECKING:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
 __all__ = ["DEFAULT_MODEL", "PresidioDetector", "build_analyzer", "from_config"]
 

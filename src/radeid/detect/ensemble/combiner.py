@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
 
 __all__ = ["FORMAT", "MODELS", "Combiner", "CombinerError", "gold_fingerprint"]
 

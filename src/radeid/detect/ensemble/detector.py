@@ -5,20 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from radeid.categories import Category
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
+from radeid.config.sections import EnsembleConfig, ResolverConfig
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.base import Detector
 from radeid.detect.ensemble.combiner import OUTSIDE, Combiner, CombinerError
 from radeid.detect.ensemble.features import UnitFeatures
 from radeid.detect.ensemble.projection import Projection, Rank, UnitDecision, project, to_spans
 from radeid.detect.ensemble.strategies import vote, weighted
-from radeid.detect.protected import ProtectedContent
-from radeid.document import Document, Span
-from radeid.resolve import DENY_SOURCE, ENSEMBLE_SOURCE, member_source, source_priority
-from radeid.sections import EnsembleConfig, ResolverConfig
+from radeid.resolve.protected import ProtectedContent
+from radeid.resolve.resolver import DENY_SOURCE, ENSEMBLE_SOURCE, member_source, source_priority
 
 if TYPE_CHECKING:
-    from radeid.config import Config
+    from radeid.config.config import Config
 
 __all__ = ["EnsembleDetector", "resolver_rank"]
 
@@ -72,7 +72,7 @@ class EnsembleDetector:
         self.strategy = self.settings.strategy.strip().lower()
         self.k = self.settings.vote_count()
         if rank is None:  # the shipped priorities (rules over word lists over the model)
-            from radeid.config import Config
+            from radeid.config.config import Config
 
             rank = resolver_rank(Config.load().resolver)
         self.rank = rank

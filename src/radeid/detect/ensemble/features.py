@@ -9,10 +9,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from radeid.categories import Category
+from radeid.core.categories import Category
 from radeid.detect.ensemble.projection import Projection
-from radeid.detect.forms import common_words, person_names
-from radeid.detect.protected import ProtectedContent, merge_intervals
+from radeid.patterns.forms import common_words, person_names
+from radeid.resolve.protected import ProtectedContent, merge_intervals
 
 __all__ = ["UnitFeatures", "feature_names", "shape_of"]
 

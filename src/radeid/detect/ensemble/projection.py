@@ -1,6 +1,6 @@
 """Member spans onto shared units, and voted units back to spans, with exact offsets.
 
-Units are the evaluation tokens (`radeid.tokens.word_tokens`) cut at every member span's start
+Units are the evaluation tokens (`radeid.core.tokens.word_tokens`) cut at every member span's start
 and end, so each member span is an exact union of units. Strategies decide per unit; `to_spans`
 then gives back each member's spans clipped to the voted units: a member span whose units were
 all voted comes back whole (so "John Smith" stays one span and "John, Mary" two: two voted units
@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from radeid.categories import Category
-from radeid.document import Span
-from radeid.tokens import word_tokens
+from radeid.core.categories import Category
+from radeid.core.document import Span
+from radeid.core.tokens import word_tokens
 
 __all__ = ["Projection", "Rank", "UnitDecision", "project", "to_spans"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from radeid.categories import Category
+from radeid.core.categories import Category
 from radeid.detect.ensemble.projection import Projection, Rank, UnitDecision
 
 __all__ = ["vote", "weighted"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from radeid.config import Config
+from radeid.config.config import Config
+from radeid.core.document import Document, Span
 from radeid.detect.base import Detector
 from radeid.detect.ensemble.combiner import OUTSIDE, Combiner
 from radeid.detect.ensemble.features import UnitFeatures
 from radeid.detect.ensemble.projection import Rank, project
-from radeid.document import Document, Span
-from radeid.resolve import DENY_SOURCE
+from radeid.resolve.resolver import DENY_SOURCE
 
 __all__ = ["build_members", "fit_combiner", "run_members", "training_rows", "unit_labels"]
 
@@ -61,7 +61,7 @@ def training_rows(
 
 
 def build_members(config: Config, names: Sequence[str]) -> list[Detector]:
-    from radeid.config import ConfigError
+    from radeid.config.config import ConfigError
     from radeid.detect.base import DETECTORS
 
     for name in names:

@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from radeid.categories import Category
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
+from radeid.config.sections import GATE_SCOPES, TransformerConfig
+from radeid.core.categories import Category
+from radeid.core.document import Document, Span
 from radeid.detect.chunking import Window, WindowScorer, boundary_strengths, plan_windows, score_documents
 from radeid.detect.shapes import word_shapes
 from radeid.detect.transformer.errors import ModelLoadError
@@ -21,8 +23,6 @@ from radeid.detect.transformer.folder import parse_thresholds
 from radeid.detect.transformer.gate import gate_windows, sentence_plan
 from radeid.detect.transformer.labels import LabelDecoder
 from radeid.detect.transformer.loading import LoadedModel, load_model
-from radeid.document import Document, Span
-from radeid.sections import GATE_SCOPES, TransformerConfig
 
 __all__ = ["TransformerDetector", "plausible"]
 
@@ -47,7 +47,7 @@ def plausible(text: str, span: Span) -> bool:
     if category is Category.PHONE:
         return sum(ch.isdigit() for ch in piece) >= 7
     if category is Category.AGE and not any(ch.isdigit() for ch in piece):
-        from radeid.detect.validators import number_from_words
+        from radeid.patterns.numbers import number_from_words
 
         return number_from_words(piece) is not None  # "ninety-one"
     if category in (Category.ID, Category.IP, Category.AGE):

@@ -6,7 +6,7 @@ another.
 
 from __future__ import annotations
 
-from radeid.config import ConfigError
+from radeid.config.config import ConfigError
 
 __all__ = ["ModelLoadError"]
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from radeid.categories import Category
+from radeid.core.categories import Category
 from radeid.detect.transformer.errors import ModelLoadError
 
 __all__ = [

@@ -39,10 +39,9 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from radeid.core.resources import bundled_data_path, iter_word_list
 from radeid.detect.chunking import SENTENCE, Window, plan_windows
-from radeid.surrogate.keyed import fold_name
-from radeid.surrogate.name_pools import world_genders
-from radeid.wordlists import bundled_data_path, iter_word_list
+from radeid.patterns.names import fold_name, world_genders
 
 __all__ = ["COMMON_CAPITALISED", "gate_windows", "sentence_plan", "signal_spans"]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from radeid.categories import Category, split_label
+from radeid.core.categories import Category, split_label
+from radeid.core.document import Span
+from radeid.core.edges import extend_to_word_boundaries
+from radeid.core.labelmaps import IGNORE, load_label_map
 from radeid.detect.transformer.errors import ModelLoadError
-from radeid.document import Span
-from radeid.edges import extend_to_word_boundaries
-from radeid.labelmaps import IGNORE, load_label_map
 
 __all__ = ["OUTSIDE_LABELS", "LabelDecoder", "detect_scheme"]
 

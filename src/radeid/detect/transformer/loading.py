@@ -1,7 +1,7 @@
 """`load_model`: a model folder or hub name becomes a tokenizer, a scorer, labels and a length limit.
 
 The ONNX path needs only onnxruntime and tokenizers; the PyTorch path (a Hugging Face folder or a
-hub name) imports torch and transformers, and `radeid.train.model` for models with word shapes.
+hub name) imports torch and transformers, and `radeid.detect.transformer.torch_model` for models with word shapes.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def _load_torch(model: str, batch_size: int, threads: int | None, device: str) -
     try:
         if local and SHAPE_CONFIG_KEY in read_json(folder / "config.json"):
             _check_shape_version(folder, read_json(folder / "config.json"))
-            from radeid.train.model import ShapeTokenClassifier
+            from radeid.detect.transformer.torch_model import ShapeTokenClassifier
 
             hf_model = ShapeTokenClassifier.from_pretrained(folder)
         else:

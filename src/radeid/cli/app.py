@@ -1,0 +1,443 @@
+"""The `radeid` command line: a thin layer over `Deidentifier` and the batch runner."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from radeid import __version__
+from radeid.cli.ensemble import register as register_ensemble
+from radeid.cli.evaluate import register as register_evaluate
+from radeid.cli.explain import register as register_explain
+from radeid.cli.model import register as register_model
+from radeid.cli.review import register as register_review
+from radeid.cli.serve import register as register_server
+from radeid.cli.spark import register as register_spark
+from radeid.cli.support import (
+    EXIT_INPUT_ERROR,
+    EXIT_USAGE,
+    EXIT_WRONG_KEY,
+    AgeMode,
+    FormatOpt,
+    Mode,
+    QuietOpt,
+    Scope,
+    check_input,
+    check_job_paths,
+    config_reads,
+    err,
+    fail,
+    job_overrides,
+    load_job_config,
+    note,
+    report,
+    run_job,
+    with_shared_options,
+)
+from radeid.cli.synth import register as register_synth
+from radeid.cli.train import register as register_train
+from radeid.config.config import Config, ConfigError
+from radeid.core.resources import bundled_data_path
+from radeid.io.errors import RadeidIOError
+from radeid.io.formats import InputFormat
+from radeid.io.readers import ReadOptions, estimate_total
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.spec import PipelineSpec
+from radeid.replace.base import KEYED_MODES
+from radeid.run.batch import default_audit_path, detect_path, reidentify_path
+from radeid.run.parallel import default_workers, deidentify_path_parallel
+from radeid.run.worker_start import fewer_collections
+from radeid.secure.keys import KEY_FILE_NAME, generate_key_file, key_dir_for, load_key, resolve_key
+from radeid.secure.vault import VaultError, WrongKeyError, read_vault_ids
+
+app = typer.Typer(
+    name="radeid",
+    help=(
+        "De-identify radiology reports and clinical notes.\n\n"
+        "radeid finds protected health information (names, dates, IDs, phones, places, vendors, ...) "
+        "with rules, word lists and (optionally) a transformer model, then masks it or replaces it.\n\n"
+        "Quick start:  radeid deid examples/ -o out/"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    # A traceback must never print local variables: they hold document text. Plain tracebacks
+    # only (and the CLI maps every known failure to a message without one).
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"radeid {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """De-identify radiology reports and clinical notes."""
+
+
+def _read_options(config: Config) -> ReadOptions:
+    io = config.io
+    return ReadOptions(
+        id_col=io.id_col, text_col=io.text_col, patient_col=io.patient_col or None, keep_columns=io.keep_columns
+    )
+
+
+def _format(name: str) -> InputFormat | None:
+    return InputFormat(name) if name else None
+
+
+@app.command()
+@with_shared_options
+def deid(
+    input_path: Annotated[
+        Path, typer.Argument(metavar="INPUT", help="A file (.jsonl/.csv/.parquet/.txt/.xml) or a folder.")
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Output file, or folder for folder formats.")],
+    mode: Annotated[
+        Mode | None,
+        typer.Option("--mode", "-m", help="replace.mode: surrogate (realistic fakes), mask, tag, numbered or fixed."),
+    ] = None,
+    key_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--key-file",
+            help="Secret key for surrogates and the vault (else $RADEID_KEY, else radeid.key beside the output).",
+        ),
+    ] = None,
+    scope: Annotated[
+        Scope | None, typer.Option("--scope", help="patient: fakes consistent per patient; corpus: across the corpus.")
+    ] = None,
+    date_shift: Annotated[
+        str | None, typer.Option("--date-shift", help="patient (one keyed shift per patient), none, or fixed:N days.")
+    ] = None,
+    max_shift_days: Annotated[
+        int | None, typer.Option("--max-shift-days", min=1, help="Largest date shift in days, either way (365).")
+    ] = None,
+    day_first: Annotated[
+        bool | None, typer.Option("--day-first/--month-first", help="Read 03/04/2019 as 3 April (or 4 March).")
+    ] = None,
+    length_preserving: Annotated[
+        bool | None,
+        typer.Option("--length-preserving/--any-length", help="Pad or trim surrogates to the original's length."),
+    ] = None,
+    age_mode: Annotated[
+        AgeMode | None, typer.Option("--age-mode", help="keep_over: ages stay over 89; aggregate: write '90+'.")
+    ] = None,
+    typos: Annotated[
+        float | None, typer.Option("--typos", min=0.0, max=1.0, help="Rate of typos in surrogates (augmentation).")
+    ] = None,
+    locale: Annotated[str | None, typer.Option("--locale", help="Faker locale for names and places (en_US).")] = None,
+    keep_state: Annotated[
+        bool | None,
+        typer.Option("--keep-state/--fake-state", help="Keep US state names; fake ZIPs stay inside the state."),
+    ] = None,
+    vault: Annotated[
+        Path | None,
+        typer.Option("--vault", help="Write an encrypted re-identification vault (Parquet) here."),
+    ] = None,
+    mask_char: Annotated[str | None, typer.Option("--mask-char", help="Character for mask/fixed modes.")] = None,
+    mask_length: Annotated[int | None, typer.Option("--mask-length", min=1, help="Length in fixed mode.")] = None,
+    output_format: Annotated[
+        InputFormat | None, typer.Option("--output-format", help="Output format (default: the input's).")
+    ] = None,
+    audit: Annotated[
+        Path | None, typer.Option("--audit", help="Audit JSONL path (default: OUTPUT.audit.jsonl beside OUTPUT).")
+    ] = None,
+    keep_column: Annotated[
+        list[str] | None,
+        typer.Option("--keep-column", help="Copy this input column to the output unchanged (repeatable)."),
+    ] = None,
+    pseudonymize_ids: Annotated[
+        bool | None,
+        typer.Option(
+            "--pseudonymize-ids/--keep-ids",
+            help="Write document ids and output file names as keyed pseudonyms (doc-3f9a...); else copied as they are.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", min=1, help="Worker processes (default: one per available core)."),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue an interrupted run from its work folder beside the output."),
+    ] = False,
+    **shared: Any,
+) -> None:
+    """De-identify documents: detect PHI, replace it, write the output and an audit of every span.
+
+    Every option is also a key of the config (`radeid default-config`); options override --config.
+
+    Examples:
+
+      radeid keygen -o site.key
+
+      radeid deid examples/ -o out/ --key-file site.key
+
+      radeid deid reports.jsonl -o deid.jsonl --key-file site.key --vault vault.parquet
+
+      radeid deid reports.jsonl -o deid.jsonl --mode tag --deny-list staff.tsv
+
+      radeid deid notes.csv -o deid.csv --id-col note_id --text-col body --on-error skip
+
+      radeid deid big.jsonl -o deid.jsonl --key-file site.key --workers 2 --resume
+    """
+    check_input(input_path)
+    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    overlay = job_overrides(
+        **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
+        day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
+        keep_state=keep_state, vault=vault, mask_char=mask_char, mask_length=mask_length,
+        output_format=output_format, audit=audit, keep_column=keep_column, pseudonymize_ids=pseudonymize_ids,
+    )  # fmt: skip
+    try:
+        cfg = load_job_config(config, overlay, no_model=no_model)
+    except (ConfigError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    run_deid(cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet)
+
+
+def run_deid(
+    cfg: Config,
+    input_path: Path,
+    output: Path,
+    *,
+    config_path: Path | None = None,
+    workers: int | None = None,
+    resume: bool = False,
+    quiet: bool = False,
+) -> None:
+    """`radeid deid` once its config is known: check paths, then the key, then run."""
+    fewer_collections()  # this process runs the pipeline itself with -w 1
+    io = cfg.io
+    audit_path = Path(io.audit) if io.audit else None
+    vault_path = Path(io.vault) if io.vault else None
+    key_file = Path(io.key_file) if io.key_file else None
+    check_job_paths(
+        {"the input": input_path, "--config": config_path, **config_reads(cfg)},
+        {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path},
+    )
+    try:
+        workers = workers or default_workers()
+        needs_key = cfg.replace.mode in KEYED_MODES or vault_path is not None or io.pseudonymize_ids
+        found = load_key(key_file) if needs_key else None
+        if needs_key and found is None:
+            # Fail fast on a bad config (lists, rules, model) here, with a clear error, before a
+            # key is generated. Otherwise the first batch reports it (as a ConfigError, exit 2):
+            # building the pipeline here too would cost every parallel job a second start-up.
+            # The replacer needs no key yet.
+            Deidentifier(cfg)
+        key = None
+        if needs_key:  # a generated key is written only now, after every path and the config were checked
+            key, message = (
+                found
+                if found is not None
+                else resolve_key(None, key_dir_for(output, input_path), vault=vault_path is not None)
+            )
+            note(message)
+        spec = PipelineSpec(cfg, key)
+    except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    fmt = _format(io.format)
+    summary = run_job(
+        lambda on_batch: deidentify_path_parallel(
+            spec,
+            input_path,
+            output,
+            workers=workers,
+            resume=resume,
+            input_format=fmt,
+            output_format=_format(io.output_format),
+            options=_read_options(cfg),
+            audit_path=audit_path,
+            vault_path=vault_path,
+            vault_key=key,
+            on_error=io.on_error,  # type: ignore[arg-type]
+            on_batch=on_batch,
+        ),
+        quiet,
+        "de-identifying",
+        output,
+        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
+    )
+    report(summary, quiet, "de-identified")
+    stats = summary.replacer_stats
+    if stats and stats.get("date_unparseable"):
+        err.print(
+            f"[yellow]warning[/]: {stats['date_unparseable']} date(s) were impossible or unreadable (2/30/2020) "
+            "and got a valid date of the same format, shifted (a same-shape stand-in when not date-shaped)"
+        )
+    if not quiet:
+        err.print(
+            f"output: {escape(str(output))}\naudit:  {escape(str(audit_path or default_audit_path(output)))}",
+            highlight=False,
+        )
+        if vault_path is not None:
+            err.print(f"vault:  {escape(str(vault_path))}", highlight=False)
+
+
+@app.command()
+@with_shared_options
+def detect(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="A file or folder, as for deid.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Spans JSONL: one line per document, no text.")],
+    **shared: Any,
+) -> None:
+    """Detect PHI without changing anything: write every resolved span (offsets, category, source, score).
+
+    Example:
+
+      radeid detect examples/ -o spans.jsonl
+
+      radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
+    """
+    check_input(input_path)
+    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    try:
+        cfg = load_job_config(config, job_overrides(**shared), no_model=no_model)
+    except (ConfigError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
+    reads.pop("--key-file", None)  # detection uses no key
+    check_job_paths(reads, {"--output": output})
+    try:
+        deidentifier = Deidentifier(cfg)
+    except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    fmt = _format(cfg.io.format)
+    summary = run_job(
+        lambda on_batch: detect_path(
+            deidentifier,
+            input_path,
+            output,
+            input_format=fmt,
+            options=_read_options(cfg),
+            on_error=cfg.io.on_error,  # type: ignore[arg-type]
+            on_batch=on_batch,
+        ),
+        quiet,
+        "detecting",
+        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
+    )
+    report(summary, quiet, "detected")
+
+
+@app.command()
+def reidentify(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="De-identified output of `radeid deid`.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where the restored originals go.")],
+    vault: Annotated[Path, typer.Option("--vault", help="The vault written by `radeid deid --vault`.")],
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="The key used for the run (else $RADEID_KEY).")
+    ] = None,
+    input_format: FormatOpt = None,
+    id_col: Annotated[str, typer.Option("--id-col", help="Field with the document id.")] = "id",
+    text_col: Annotated[str, typer.Option("--text-col", help="Field with the text.")] = "text",
+    quiet: QuietOpt = False,
+) -> None:
+    """Restore the original text of de-identified documents from an encrypted vault.
+
+    A wrong key fails before anything is written. Example:
+
+      radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
+    """
+    check_input(input_path)
+    check_job_paths({"the input": input_path, "--vault": vault, "--key-file": key_file}, {"--output": output})
+    try:
+        found = load_key(key_file)
+        if found is None:
+            raise fail("reidentify needs the run's key: pass --key-file or set RADEID_KEY", EXIT_USAGE)
+        key, message = found
+        note(message)
+        rows, original_ids = read_vault_ids(vault, key)
+        options = ReadOptions(id_col=id_col, text_col=text_col)
+    except WrongKeyError as exc:
+        raise fail(str(exc), EXIT_WRONG_KEY) from None
+    except (VaultError, RadeidIOError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+    def job(on_batch: Any) -> Any:
+        return reidentify_path(
+            rows,
+            input_path,
+            output,
+            input_format=input_format,
+            options=options,
+            on_batch=on_batch,
+            original_ids=original_ids,
+        )
+
+    try:
+        summary = run_job(job, quiet, "re-identifying")
+    except VaultError as exc:
+        raise fail(str(exc), EXIT_INPUT_ERROR) from None
+    if not quiet:
+        err.print(
+            f"restored {summary.documents} documents ({summary.spans} values) into {escape(str(output))}",
+            highlight=False,
+        )
+
+
+@app.command()
+def keygen(
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help=f"Where to write the key (e.g. site.key, {KEY_FILE_NAME}).")
+    ],
+) -> None:
+    """Make a new random secret key (32 bytes, hex) in a file only you can read (mode 0600).
+
+    The key seeds every surrogate (the same key gives the same fakes for the same patient) and
+    opens the vault: keep it secret, keep it safe, never beside the output you share. An
+    existing file is never replaced.
+
+    Example:
+
+      radeid keygen -o site.key
+    """
+    if output.exists() or output.is_symlink():
+        raise fail(f"{output} already exists; a key is never replaced (choose another path)", EXIT_USAGE)
+    try:
+        generate_key_file(output)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror}", EXIT_USAGE) from None
+    err.print(f"wrote a new key to {escape(str(output))} (mode 0600); use it with --key-file {escape(str(output))}",
+              highlight=False)  # fmt: skip
+
+
+@app.command("default-config")
+def default_config() -> None:
+    """Print the bundled default configuration: exactly what `radeid deid INPUT -o OUTPUT` runs with
+    no other options (a starting point for --config files).
+
+    Example:
+
+      radeid default-config > my-config.toml
+    """
+    sys.stdout.write(bundled_data_path("config.toml").read_text(encoding="utf-8"))
+
+
+register_ensemble(app)
+register_evaluate(app)
+register_explain(app)
+register_model(app)
+register_review(app)
+register_server(app)
+register_spark(app)
+register_synth(app)
+register_train(app)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,129 @@
+"""`radeid serve`: the REST service (`radeid.server.app`), registered on the main CLI with
+`register(app)`. FastAPI and uvicorn are imported only when the command runs."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from radeid.config.config import ConfigError
+from radeid.pipeline.spec import MODES
+
+__all__ = ["is_loopback", "read_token", "register"]
+
+EXIT_USAGE = 2
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is a loopback address (`127.0.0.0/8`, `::1`) or `localhost`."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def read_token(path: Path) -> str:
+    """The bearer token in a file (surrounding whitespace stripped); never printed."""
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the token file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not token:
+        raise ConfigError(f"the token file {path} is empty")
+    if len(token) < 16:
+        raise ConfigError(f"the token in {path} is too short; use at least 16 random characters")
+    return token
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `radeid serve` to the command line."""
+
+    @app.command("serve")
+    def serve(
+        host: Annotated[
+            str, typer.Option("--host", help="Address to bind; anything but loopback needs --token-file.")
+        ] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on.")] = 8000,
+        key_file: Annotated[
+            Path | None, typer.Option("--key-file", help="Key for surrogates (else $RADEID_KEY); never generated.")
+        ] = None,
+        token_file: Annotated[
+            Path | None,
+            typer.Option(
+                "--token-file", help="File holding the bearer token clients must send (required off loopback)."
+            ),
+        ] = None,
+        config: Annotated[
+            Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
+        ] = None,
+        no_model: Annotated[
+            bool, typer.Option("--no-model", help="Rules and word lists only: no transformer model.")
+        ] = False,
+        mode: Annotated[
+            str | None,
+            typer.Option("--mode", "-m", help=f"Default replace.mode: {', '.join(MODES)} (a request may override)."),
+        ] = None,
+        max_request_mb: Annotated[
+            float, typer.Option("--max-request-mb", min=0.001, help="Largest request body, in MiB (413 above).")
+        ] = 10.0,
+        max_documents: Annotated[
+            int, typer.Option("--max-documents", min=1, help="Most documents in one request (422 above).")
+        ] = 256,
+    ) -> None:
+        """Serve de-identification over HTTP: POST /v1/deidentify, POST /v1/detect, GET /v1/health, GET /v1/info.
+
+        The pipeline (the same config as `radeid deid`) loads once at start-up. Binds to 127.0.0.1;
+        any other address needs --token-file. Document text is never logged.
+
+        Examples:
+
+          radeid serve --key-file site.key --port 8000
+
+          radeid serve --host 0.0.0.0 --port 8443 --key-file site.key --token-file api.token --no-model
+        """
+        from radeid.cli.support import job_overrides, load_job_config
+        from radeid.secure.keys import load_key
+
+        try:
+            import fastapi  # noqa: F401
+            import uvicorn
+        except ImportError:
+            raise _fail("radeid serve needs FastAPI and uvicorn: pip install 'radeid[server]'") from None
+        if token_file is None and not is_loopback(host):
+            raise _fail(
+                f"--host {host} is not a loopback address: pass --token-file (a bearer token clients must send), "
+                "or bind to 127.0.0.1"
+            )
+        try:
+            token = read_token(token_file) if token_file is not None else None
+            cfg = load_job_config(config, job_overrides(mode=mode, key_file=key_file), no_model=no_model)
+            found = load_key(cfg.io.key_file or None)
+            if found and found[1]:
+                typer.echo(found[1], err=True)
+            from radeid.server.app import create_app
+
+            api = create_app(
+                cfg,
+                found[0] if found else None,
+                token=token,
+                max_request_bytes=int(max_request_mb * 1024 * 1024),
+                max_documents=max_documents,
+            )
+        except (ConfigError, OSError, ValueError) as exc:
+            raise _fail(str(exc)) from None
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        auth = "bearer token required" if token else "no token (loopback only)"
+        typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
+        # uvicorn's access log is off: radeid logs method, path, status and time itself, never text.
+        uvicorn.run(api, host=host, port=port, access_log=False, log_level="info", server_header=False)

@@ -1,0 +1,188 @@
+"""`radeid synth` and `radeid augment`, added to the main CLI with `register(app)`.
+
+Exit codes follow the main CLI: 0 ok, 1 bad input data (the message names file and line),
+2 usage errors. Messages carry counts and paths, never document text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+__all__ = ["augment_command", "register", "synth_command"]
+
+EXIT_DATA, EXIT_USAGE = 1, 2
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error[/]: {escape(message)}")
+    return typer.Exit(code)
+
+
+def _kinds(values: list[str] | None) -> tuple[str, ...]:
+    """`--kinds ct,mri_brain --kinds ultrasound` -> ("ct", "mri_brain", "ultrasound")."""
+    out: list[str] = []
+    for value in values or []:
+        out.extend(k.strip() for k in value.split(",") if k.strip())
+    return tuple(out)
+
+
+def synth_command(
+    n: Annotated[int, typer.Option("-n", "--count", min=1, help="Number of documents to generate.")] = 100,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Output JSONL (gold spans with text).")] = Path(
+        "synth.jsonl"
+    ),
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same documents.")] = 0,
+    kinds: Annotated[
+        list[str] | None,
+        typer.Option("--kinds", "-k", help="Kinds to draw from (comma-separated or repeated); default: all."),
+    ] = None,
+    openi_carrier: Annotated[
+        Path | None,
+        typer.Option(
+            "--openi-carrier",
+            help="Open-i reports JSONL: adds the openi_chest_xray kind (real prose, XXXX filled). Research-only data.",
+        ),
+    ] = None,
+    upper_rate: Annotated[
+        float, typer.Option("--upper-rate", min=0.0, max=1.0, help="Share of all-capitals documents.")
+    ] = 0.08,
+    wrap_rate: Annotated[
+        float, typer.Option("--wrap-rate", min=0.0, max=1.0, help="Share of hard-wrapped documents.")
+    ] = 0.15,
+    typo_rate: Annotated[
+        float, typer.Option("--typo-rate", min=0.0, max=1.0, help="Share of documents with typos.")
+    ] = 0.2,
+    extras: Annotated[
+        float,
+        typer.Option(
+            "--extras",
+            min=0.0,
+            max=1.0,
+            help="Extra hard negatives and PHI contexts (0: the first generator's documents; 1: full dose).",
+        ),
+    ] = 0.0,
+    start: Annotated[int, typer.Option("--start", min=0, help="First document number (to extend a run).")] = 0,
+    list_kinds: Annotated[bool, typer.Option("--list-kinds", help="Print the kinds and exit.")] = False,
+) -> None:
+    """Generate labelled synthetic radiology reports and clinical notes (JSONL gold format).
+
+    Examples:
+
+      radeid synth -n 5000 -o synth.jsonl --seed 1
+
+      radeid synth -n 500 -o mri.jsonl --kinds mri_brain,mri_spine --upper-rate 0.2
+
+      radeid synth -n 1000 -o cxr.jsonl --openi-carrier openi_iu_reports.dev.jsonl --kinds openi_chest_xray
+    """
+    from radeid.synth.generate import SynthOptions, generate
+    from radeid.synth.goldio import write_gold_jsonl
+    from radeid.synth.kinds import KINDS
+
+    if list_kinds:
+        Console(highlight=False).print("\n".join(KINDS))
+        return
+    if openi_carrier is not None and not openi_carrier.is_file():
+        raise _fail(f"Open-i carrier file not found: {openi_carrier}", EXIT_USAGE)
+    try:
+        options = SynthOptions(
+            seed=seed,
+            kinds=_kinds(kinds),
+            upper_rate=upper_rate,
+            wrap_rate=wrap_rate,
+            typo_rate=typo_rate,
+            openi_path=openi_carrier,
+            extras=extras,
+        )
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    began = time.perf_counter()
+    try:
+        count = write_gold_jsonl(generate(n, options, start=start), output)
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_DATA) from None
+    took = time.perf_counter() - began
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"wrote {count} documents to {escape(str(output))} in {took:.1f} s ({count / max(took, 1e-9):.0f} docs/s)"
+    )
+
+
+def augment_command(
+    input_path: Annotated[
+        Path, typer.Argument(metavar="IN", help="Labelled documents: JSONL with spans, BRAT or i2b2.")
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Output JSONL (gold spans with text).")],
+    copies: Annotated[int, typer.Option("--copies", "-c", min=0, help="Re-renderings per document.")] = 3,
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="Surrogate key file (else --seed, else $RADEID_KEY / radeid.key).")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Derive the key from this number (reproducible runs).")
+    ] = None,
+    typos: Annotated[
+        float, typer.Option("--typos", min=0.0, max=1.0, help="Chance of a typo per name/place surrogate.")
+    ] = 0.0,
+    no_original: Annotated[bool, typer.Option("--no-original", help="Write only the copies, not the inputs.")] = False,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Input format (default: guessed).")] = None,
+    label_map: Annotated[
+        str | None, typer.Option("--label-map", "-l", help="Label map for the input's labels.")
+    ] = None,
+) -> None:
+    """Re-render labelled documents with new surrogates (names, dates, IDs, places), labels kept aligned.
+
+    Examples:
+
+      radeid augment synth.jsonl -o synth_aug.jsonl --copies 3 --seed 7
+
+      radeid augment gold/ -o gold_aug.jsonl --format brat --copies 5 --key-file site.key --typos 0.05
+    """
+    from radeid.replace.surrogate import SurrogateOptions
+    from radeid.secure.keys import resolve_key
+    from radeid.synth.augment import AugmentOptions, augment
+    from radeid.synth.goldio import GoldDataError, read_gold, write_gold_jsonl
+
+    if key_file is not None and seed is not None:
+        raise _fail("give --key-file or --seed, not both", EXIT_USAGE)
+    if not input_path.exists():
+        raise _fail(f"input not found: {input_path}", EXIT_USAGE)
+    if output.exists() and output.resolve() == input_path.resolve():
+        raise _fail("the output would overwrite the input", EXIT_USAGE)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if seed is not None:
+        key = hashlib.sha256(f"radeid-augment-seed:{seed}".encode()).digest()
+    else:
+        try:
+            key, note = resolve_key(key_file, output.resolve().parent)
+        except ValueError as exc:
+            raise _fail(str(exc), EXIT_USAGE) from None
+        if note:
+            err.print(escape(note))
+    options = AugmentOptions(
+        copies=copies, typo_rate=typos, keep_original=not no_original, surrogate=SurrogateOptions()
+    )
+    stats: Counter[str] = Counter()
+    began = time.perf_counter()
+    try:
+        count = write_gold_jsonl(augment(read_gold(input_path, fmt, label_map), key, options, stats), output)
+    except GoldDataError as exc:
+        raise _fail(str(exc), EXIT_DATA) from None
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_DATA) from None
+    took = time.perf_counter() - began
+    err.print(
+        f"read {stats['documents']} documents, wrote {count} to {escape(str(output))} "
+        f"({stats['spans']} re-rendered spans) in {took:.1f} s"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add `synth` and `augment` to the main `radeid` app."""
+    app.command("synth")(synth_command)
+    app.command("augment")(augment_command)

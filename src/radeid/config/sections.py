@@ -1,0 +1,260 @@
+"""The sections of a configuration, one frozen dataclass each, with their defaults.
+
+The defaults here are the fallback for a section a file leaves out; the shipped defaults are
+`radeid/data/config.toml`, which `radeid default-config` prints and which sets every key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from radeid.core.categories import Category
+
+__all__ = [
+    "ENSEMBLE_STRATEGIES",
+    "EnsembleConfig",
+    "GATE_SCOPES",
+    "IOConfig",
+    "LexiconConfig",
+    "MaskConfig",
+    "PipelineConfig",
+    "ProtectedConfig",
+    "ReplaceConfig",
+    "ResolverConfig",
+    "RulesConfig",
+    "SurrogateOptions",
+    "TransformerConfig",
+]
+
+TRANSFORMER_BACKENDS = ("auto", "onnx", "torch")
+LABEL_SCHEMES = ("auto", "bio", "io")
+#: `window`: the model skips whole windows with no signal; `sentence`: the model sees only the
+#: sentences that hold a signal, each with `gate_context` word pieces of context on both sides.
+GATE_SCOPES = ("window", "sentence")
+ON_ERROR = ("fail", "skip")
+#: `vote:K` (K a positive number) and `vote:all` are also accepted (`EnsembleConfig.vote_count`).
+ENSEMBLE_STRATEGIES = ("vote:K", "vote:all", "weighted", "learned")
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    detectors: tuple[str, ...] = ("rules", "lexicon")
+    batch_size: int = 64
+    normalize_unicode: bool = True
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    extra_files: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    age_threshold: int = 89
+
+
+@dataclass(frozen=True)
+class LexiconConfig:
+    include_bundled: bool = True
+    hospital_lists: tuple[str, ...] = ()
+    vendor_lists: tuple[str, ...] = ()
+    deny_lists: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResolverConfig:
+    use_bundled_allow_list: bool = True
+    allow_lists: tuple[str, ...] = ()
+    min_score: float = 0.0
+    extend_to_word_boundaries: bool = True
+    split_fields: bool = True
+    protected: bool = True
+    propagate: bool = True
+    strong_sources: tuple[str, ...] = ()
+    form_check_sources: tuple[str, ...] = ()
+    merge_categories: tuple[Category, ...] = ()
+    source_priority: Mapping[str, int] = field(default_factory=dict)
+    category_priority: Mapping[Category, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProtectedConfig:
+    """Text that is never PHI (`radeid/data/protected/*.toml` plus the user's own files)."""
+
+    include_bundled: bool = True
+    extra_files: tuple[str, ...] = ()
+    disabled_classes: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReplaceConfig:
+    """How PHI is replaced: `mode` is a registered replacement mode (`radeid.replace.base.REPLACERS`:
+    surrogate, mask, tag, numbered, fixed); `char` and `fixed_length` serve the mask modes."""
+
+    mode: str = "surrogate"
+    char: str = "*"
+    fixed_length: int = 8
+
+
+#: The mask modes' options are the replace section (kept under the name `MaskReplacer` takes).
+MaskConfig = ReplaceConfig
+
+
+@dataclass(frozen=True)
+class IOConfig:
+    """Columns, formats and side files of a run. Empty strings mean "the default": formats from
+    the suffix, the patient id from a `patient_id` field when there is one, the audit beside
+    the output, no vault, the key from $RADEID_KEY (else generated beside the output)."""
+
+    format: str = ""
+    output_format: str = ""
+    id_col: str = "id"
+    text_col: str = "text"
+    patient_col: str = ""
+    keep_columns: tuple[str, ...] = ()
+    on_error: str = "fail"
+    audit: str = ""
+    vault: str = ""
+    key_file: str = ""
+    pseudonymize_ids: bool = False
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """The `transformer` detector; `model` empty means none is configured."""
+
+    model: str = ""
+    backend: str = "auto"
+    device: str = "cpu"
+    label_map: str = ""
+    scheme: str = "auto"
+    threshold: float = 0.5
+    batch_size: int = 16
+    max_length: int = 0
+    stride: int = 48
+    threads: int = 0
+    check_forms: bool = True
+    gate: bool = True
+    gate_scope: str = "sentence"
+    gate_context: int = 16
+
+
+@dataclass(frozen=True)
+class SurrogateOptions:
+    """How surrogates are made. The defaults are what `radeid deid` uses.
+
+    scope: "patient" keys every surrogate by the document's patient (else its id); "corpus"
+        keys names, IDs and places by one corpus-wide scope, so equal originals get equal
+        fakes across patients (dates and ages still shift per patient).
+    date_shift: "patient" (a keyed offset per patient), "none", or "fixed:N" days.
+    max_shift_days: the patient offset is drawn from [-max, max] without 0.
+    length_preserving: each surrogate as long as the original: names pick same-length fakes,
+        facilities, places and vendors are drawn again until one fits (else whole words are
+        dropped, else a plausible ending is added); dates and ids are padded with spaces or trimmed.
+    typo_rate: probability of one typo in a name/place surrogate (training augmentation).
+    locale: Faker locale for names and places.
+    age_mode: "keep_over" keeps an age over 89 over 89; "aggregate" writes "90+".
+    day_first: read ambiguous numeric dates day first (03/04/2020 = 3 April).
+    keep_state: keep US state names and draw ZIP codes inside the state.
+    """
+
+    scope: Literal["patient", "corpus"] = "patient"
+    date_shift: str = "patient"
+    max_shift_days: int = 365
+    length_preserving: bool = False
+    typo_rate: float = 0.0
+    locale: str = "en_US"
+    age_mode: Literal["keep_over", "aggregate"] = "keep_over"
+    day_first: bool = False
+    keep_state: bool = False
+
+    def __post_init__(self) -> None:
+        if self.scope not in ("patient", "corpus"):
+            raise ValueError(f"scope must be 'patient' or 'corpus', not {self.scope!r}")
+        self.fixed_shift()  # validates date_shift
+        if self.max_shift_days < 1:
+            raise ValueError("max_shift_days must be at least 1")
+        if not 0.0 <= self.typo_rate <= 1.0:
+            raise ValueError("typo_rate must be within [0, 1]")
+        if self.age_mode not in ("keep_over", "aggregate"):
+            raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
+
+    def fixed_shift(self) -> int | None:
+        """The fixed offset for "fixed:N" and 0 for "none"; None means a keyed patient shift."""
+        mode = self.date_shift.strip().lower()
+        if mode == "patient":
+            return None
+        if mode == "none":
+            return 0
+        if mode.startswith("fixed:"):
+            try:
+                return int(mode.split(":", 1)[1])
+            except ValueError:
+                pass
+        raise ValueError(f"date_shift must be 'none', 'patient' or 'fixed:N', not {self.date_shift!r}")
+
+
+@dataclass(frozen=True)
+class EnsembleConfig:
+    """The `ensemble` detector (`radeid.detect.ensemble`): members voted or combined per token.
+
+    members: registered detector names, each built from its own `[detectors.<name>]` section.
+    strategy: "vote:K" (at least K members), "vote:all", "weighted" (sum of the voting members'
+        weights reaches `threshold`), or "learned" (the combiner file, `radeid ensemble fit`).
+    weights: `{member: {CATEGORY or "*": weight}}` for "weighted"; a missing weight is 1.0.
+    """
+
+    members: tuple[str, ...] = ("rules", "lexicon", "transformer")
+    strategy: str = "vote:1"
+    weights: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    threshold: float = 1.0
+    combiner: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ValueError("members must name at least one detector")
+        if len(set(self.members)) != len(self.members):
+            raise ValueError(f"members lists a detector twice: {list(self.members)}")
+        if "ensemble" in self.members:
+            raise ValueError("an ensemble cannot be a member of itself")
+        self.vote_count()  # validates the strategy
+        if self.strategy == "learned" and not self.combiner:
+            raise ValueError('strategy "learned" needs combiner = "path/to/combiner.json" (radeid ensemble fit)')
+        if not isinstance(self.weights, Mapping):
+            raise ValueError("weights must be a table {member = {CATEGORY = weight}}")
+        weights: dict[str, dict[str, float]] = {}
+        for member, table in self.weights.items():
+            if member not in self.members:
+                raise ValueError(f"weights names {member!r}, which is not a member ({', '.join(self.members)})")
+            if not isinstance(table, Mapping):
+                raise ValueError(f"weights.{member} must be a table {{CATEGORY = weight}}")
+            weights[member] = {}
+            for key, value in table.items():
+                name = "*" if key == "*" else Category.parse(key).value
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError(f"weights.{member}.{key} must be a number")
+                weights[member][name] = float(value)
+        object.__setattr__(self, "weights", weights)
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float) or self.threshold <= 0:
+            raise ValueError("threshold must be a positive number")
+
+    def vote_count(self) -> int | None:
+        """K of "vote:K" ("vote:all": the number of members); None for the other strategies."""
+        strategy = self.strategy.strip().lower()
+        if strategy in ("weighted", "learned"):
+            return None
+        if strategy.startswith("vote:"):
+            k = strategy.split(":", 1)[1]
+            if k == "all":
+                return len(self.members)
+            if k.isdigit() and 1 <= int(k) <= len(self.members):
+                return int(k)
+            if k.isdigit():
+                raise ValueError(
+                    f"{self.strategy}: K must be between 1 and the number of members ({len(self.members)})"
+                )
+        raise ValueError(f"strategy must be vote:K, vote:all, weighted or learned, not {self.strategy!r}")
+
+    def weight(self, member: str, category: Category) -> float:
+        table = self.weights.get(member, {})
+        return table.get(category.value, table.get("*", 1.0))

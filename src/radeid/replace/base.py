@@ -1,0 +1,44 @@
+"""The replacer protocol and the registry of replacement modes (`[replace] mode`).
+
+A replacement mode is a factory `(config, key) -> Replacer`, registered by name: `surrogate`
+(keyed fakes, `radeid.replace.surrogate`) and the mask modes of `radeid.replace.mask` (tag, numbered, mask,
+fixed). Adding a mode touches its own module only: register it in `REPLACERS`
+(`radeid.config.modes`, where `Config.load` checks a mode's name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from radeid.config.modes import KEYED_MODES, REPLACERS, ReplacerFactory
+from radeid.core.document import Document, Result, Span
+from radeid.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from radeid.config.config import Config
+
+__all__ = ["KEYED_MODES", "REPLACERS", "Replacer", "ReplacerFactory", "build_replacer"]
+
+
+@runtime_checkable
+class Replacer(Protocol):
+    """Replaces every span of a document; spans arrive resolved (sorted, non-overlapping).
+
+    Implementations: `MaskReplacer` (tags, numbered tags, same-length and fixed masks) and
+    `SurrogateReplacer` (hide in plain sight). A replacer sees one document at a time and keeps
+    no state between documents, so any number of workers can run it in any order.
+    """
+
+    def replace(self, document: Document, spans: Sequence[Span]) -> Result: ...
+
+
+def build_replacer(config: Config, key: bytes | None) -> Replacer:
+    """The replacer `config.replace.mode` names (a keyed mode needs `key`)."""
+    mode = config.replace.mode
+    if mode in KEYED_MODES and not key:
+        raise ConfigError(
+            f"{mode} mode needs a key: pass key= (or --key-file / $RADEID_KEY), or choose a mask mode "
+            '([replace] mode = "tag")'
+        )
+    return REPLACERS.get(mode)(config, key)

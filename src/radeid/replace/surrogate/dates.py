@@ -1,0 +1,201 @@
+"""Dates (and ages): parse into a value plus an exact format template, shift, render alike.
+
+The template grammar (parsing and rendering) is in `date_template.py` (split in issue 11); this
+module shifts parsed dates and ages and holds their generators. Shifting a parse of each kind:
+
+- full dates move by the patient's offset in days, so every interval between two full dates of
+  a patient is kept exactly, across documents;
+- month/year and month-only dates move by the offset in whole months (round(days / 30.44), at
+  least one month when the offset is not zero), so intervals between them are kept in months;
+- month/day dates move by the offset in days, in the year of the document's first full date (or
+  a leap year when there is none, so Feb 29 exists);
+- year-only dates become the year of (July 1 of that year + offset): the mid-year point is where
+  the shift is least likely to cross a year boundary, so a year-only mention agrees with the
+  shifted full dates of the same year for most of the year, and a pure function of (year,
+  offset) keeps intervals between years. Keeping years unchanged was rejected because a
+  report's "the 2019 CT" would then contradict the shifted "12/20/2019" next to it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from radeid.core.document import Span
+from radeid.replace.surrogate.base import SurrogateContext
+from radeid.replace.surrogate.date_repair import PLAUSIBLE_YEARS, impossible_clock, repair_date
+from radeid.replace.surrogate.date_template import (
+    MONTHS,
+    WEEKDAYS,
+    Field,
+    ParsedDate,
+    Template,
+    parse_date,
+    render,
+    scramble_date,
+    valid_date,
+)
+from radeid.replace.surrogate.keyed import fold
+
+__all__ = [
+    "MONTHS",
+    "WEEKDAYS",
+    "AgeGenerator",
+    "DateGenerator",
+    "Field",
+    "ParsedDate",
+    "Template",
+    "age_surrogate",
+    "month_shift_of",
+    "parse_date",
+    "render",
+    "scramble_date",
+    "shift_date",
+]
+
+
+def month_shift_of(offset_days: int) -> int:
+    """Whole months for partial dates: the nearest number, never 0 for a non-zero offset."""
+    if offset_days == 0:
+        return 0
+    months = round(offset_days / 30.436875)
+    return months if months else (1 if offset_days > 0 else -1)
+
+
+def shift_date(parsed: ParsedDate, offset_days: int, ref_year: int | None = None) -> str:
+    """Render `parsed` moved by `offset_days` (see the module docstring for partial dates).
+
+    Raises OverflowError / ValueError when the shifted date leaves the calendar.
+    """
+    kind = parsed.kind
+    months = month_shift_of(offset_days)
+    if kind == "ymd":
+        moved = date(parsed.year, parsed.month, parsed.day) + timedelta(days=offset_days)
+        return render(parsed.template, moved.year, moved.month, moved.day, moved.weekday())
+    if kind in ("ym", "m"):
+        total = parsed.year * 12 + parsed.month - 1 + months
+        year, month0 = divmod(total, 12)
+        if kind == "ym" and not 1 <= year <= 9999:
+            raise OverflowError("shifted year out of range")
+        return render(parsed.template, year, month0 + 1, 0, -1)
+    if kind == "md":
+        year = ref_year if ref_year and valid_date(ref_year, parsed.month, parsed.day) else 2000
+        moved = date(year, parsed.month, parsed.day) + timedelta(days=offset_days)
+        weekday = (parsed.weekday + offset_days) % 7 if parsed.weekday >= 0 else moved.weekday()
+        return render(parsed.template, moved.year, moved.month, moved.day, weekday)
+    if kind == "y":
+        moved = date(parsed.year, 7, 1) + timedelta(days=offset_days)
+        return render(parsed.template, moved.year, 0, 0, -1)
+    if kind == "w":
+        return render(parsed.template, 0, 0, 0, (parsed.weekday + offset_days) % 7)
+    raise ValueError(f"unknown date kind {kind!r}")
+
+
+# --- ages ----------------------------------------------------------------------------------------
+
+_AGE_NUMBER = re.compile(r"\d+")
+
+
+def age_surrogate(text: str, shift: int, aggregate: bool) -> str | None:
+    """Move the age by the patient's shift (1-5 years): an age over 89 stays over 89, one under
+    90 stays under 90, so the Safe Harbor class never changes and intervals between a patient's
+    ages hold. With `aggregate`, ages over 89 become "90+". None when there is no number."""
+    m = _AGE_NUMBER.search(text)
+    if m is None:
+        return None
+    age = int(m.group())
+    if age >= 90:
+        new = "90+" if aggregate else str(age + shift)
+    else:
+        moved = age + shift if age + shift < 90 else age - shift
+        new = str(moved if moved >= 0 else age + shift)
+    return text[: m.start()] + new + text[m.end() :]
+
+
+# --- generators ----------------------------------------------------------------------------------
+
+
+class DateGenerator:
+    """Dates shifted by the patient's offset, written in their original template."""
+
+    realism_check = False  # one offset for all dates may land on another original date
+
+    def __init__(self, day_first: bool) -> None:
+        self.day_first = day_first
+        # (original, offset, reference year) -> shifted text: a pure function, and one date is
+        # written several times per report (exam date, call-back, signature)
+        self._shifted: dict[tuple[str, int, int | None], str] = {}
+
+    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None]:
+        parsed = parse_date(original, self.day_first)
+        if parsed is not None and parsed.kind == "ymd":
+            ctx.memory.full_years.append(parsed.year)
+        return original, parsed
+
+    def generate(self, parsed: tuple[str, ParsedDate | None], ctx: SurrogateContext, attempt: int) -> str:
+        original, value = parsed
+        if (
+            value is not None
+            and (value.kind in ("ymd", "ym") or _writes_year(value.template))
+            and not PLAUSIBLE_YEARS[0] <= value.year <= PLAUSIBLE_YEARS[1]
+        ):
+            # 01/01/0001, 12/31/9999, 01DEC0000 (year 0 reads as no year: kind "md"): placeholders,
+            # not dates; a plausible one in their format
+            value = None
+        elif value is not None and impossible_clock(original):
+            value = None  # 2019-03-05T14:75: the time is repaired with the date
+        if value is not None and ctx.date_offset == 0:
+            return original  # date_shift none or fixed:0: dates are kept on purpose
+        if value is not None:
+            ref = ctx.memory.reference_year() if value.kind == "md" else None
+            key = (original, ctx.date_offset, ref)
+            found = self._shifted.get(key)
+            if found is not None:
+                return found
+            try:
+                found = shift_date(value, ctx.date_offset, ref)
+            except (OverflowError, ValueError):
+                pass
+            else:
+                if len(self._shifted) > 1 << 16:
+                    self._shifted.clear()
+                self._shifted[key] = found
+                return found
+        if not attempt:
+            ctx.stats["date_unparseable"] += 1
+        stream = ctx.keyed.stream(ctx.patient_scope, "date", fold(original), str(attempt))
+        # an impossible date (2/30/2020) becomes a valid one of the same format, then moves like
+        # the patient's other dates; only a shape no date has gets random digits
+        repaired = repair_date(original, self.day_first, stream)
+        fixed = parse_date(repaired, self.day_first) if repaired is not None else None
+        if fixed is not None:
+            ref = ctx.memory.reference_year() if fixed.kind == "md" else None
+            try:
+                return shift_date(fixed, ctx.date_offset, ref)
+            except (OverflowError, ValueError):
+                pass
+        return scramble_date(original, stream)
+
+
+def _writes_year(template: Template) -> bool:
+    return any(isinstance(part, Field) and part.kind == "Y4" for part in template)
+
+
+class AgeGenerator:
+    """Ages moved by the patient's age shift (see `age_surrogate`)."""
+
+    realism_check = False
+
+    def __init__(self, aggregate: bool) -> None:
+        self.aggregate = aggregate
+
+    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> str:
+        return original
+
+    def generate(self, parsed: str, ctx: SurrogateContext, attempt: int) -> str:
+        new = age_surrogate(parsed, ctx.age_shift, self.aggregate)
+        if new is None:
+            if not attempt:
+                ctx.stats["age_unparsed"] += 1
+            return "90+"
+        return new
