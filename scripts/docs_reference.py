@@ -132,7 +132,7 @@ def _clean(text: str | None) -> str:
 def _first_paragraph_and_rest(help_text: str) -> str:
     # Typer help ends with an "Examples:" block of indented lines; the examples file holds them
     # (with a word on what each does), so the block is left out here.
-    return re.split(r"\n\s*Examples?:\s*\n", help_text, maxsplit=1)[0].strip()
+    return re.split(r"\s*\bExamples?:\s*\n", help_text, maxsplit=1)[0].strip()
 
 
 def _cell(text: str) -> str:
@@ -159,9 +159,18 @@ def _option_row(param: Any, ctx: Any) -> tuple[str, str, str]:
     return f"`{name}`", _cell(help_text), _default(param)
 
 
-def _usage(command: Any, ctx: Any) -> str:
-    usage = command.get_usage(ctx).strip()
-    return usage.removeprefix("Usage:").strip()
+def _usage(path: str, command: Any) -> str:
+    words = [path, "[OPTIONS]"]
+    for param in command.params:
+        if hasattr(param, "is_flag") or getattr(param, "hidden", False):
+            continue
+        name = (param.metavar or param.name).upper()
+        if getattr(param, "nargs", 1) == -1:
+            name += "..."
+        words.append(name if param.required else f"[{name}]")
+    if hasattr(command, "list_commands"):
+        words.append("COMMAND [ARGS]...")
+    return " ".join(words)
 
 
 def cli_reference(examples: Mapping[str, list[Mapping[str, str]]] | None = None) -> str:
@@ -183,7 +192,7 @@ def cli_reference(examples: Mapping[str, list[Mapping[str, str]]] | None = None)
         help_text = _first_paragraph_and_rest(_clean(command.help))
         if help_text:
             out += [help_text, ""]
-        out += ["```text", _usage(command, ctx), "```", ""]
+        out += ["```text", _usage(path, command), "```", ""]
         arguments = [p for p in command.params if not hasattr(p, "is_flag") and not getattr(p, "hidden", False)]
         options = [p for p in command.params if hasattr(p, "is_flag") and not getattr(p, "hidden", False)]
         if arguments:
