@@ -37,7 +37,7 @@ REPORTS = (
 
 
 def _invoke(*args: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]:
-    from radeid.cli.app import app
+    from radeid.cli.main import app
 
     result = CliRunner().invoke(app, [str(a) for a in args], env=env)
     out = result.output + (result.stderr if result.stderr_bytes is not None else "")

@@ -61,11 +61,12 @@ def _cli_params() -> tuple[set[str], set[str]]:
     """The `deid` options of the current CLI, and its --mode choices."""
     import typer.main
 
-    from radeid.cli import app as cli
+    from radeid.cli.main import app
+    from radeid.config.modes import REPLACERS
 
-    command = typer.main.get_command(cli.app).commands["deid"]  # type: ignore[attr-defined]
+    command = typer.main.get_command(app).commands["deid"]  # type: ignore[attr-defined]
     names = {p.name for p in command.params if p.name}
-    modes = {str(getattr(m, "value", m)) for m in getattr(cli, "Mode", ())}
+    modes = set(REPLACERS.names())
     return names, modes
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from radeid.cli.app import app
+from radeid.cli.main import app
 from radeid.core.document import Document
 from radeid.io.audit import read_audit
 from radeid.io.readers import read_documents

@@ -218,7 +218,7 @@ def test_missing_or_wrong_token_is_401(server: Server, headers: dict[str, str]) 
 
 def test_info(server: Server) -> None:
     from radeid import __version__
-    from radeid.cli.support import load_job_config
+    from radeid.cli.options import load_job_config
     from radeid.server.app import config_digest
 
     info = httpx.get(server.url + "/v1/info", headers=server.auth).json()
@@ -240,7 +240,7 @@ def test_log_holds_no_text(server: Server) -> None:
 
 
 def test_model_info_names_the_bundled_model() -> None:
-    from radeid.cli.support import load_job_config
+    from radeid.cli.options import load_job_config
     from radeid.server.app import _model_info
 
     model = _model_info(load_job_config(None, {}))
@@ -286,7 +286,7 @@ def test_loopback_hosts() -> None:
 def test_surrogate_request_on_a_keyless_server_is_422() -> None:
     from fastapi.testclient import TestClient
 
-    from radeid.cli.support import load_job_config
+    from radeid.cli.options import load_job_config
     from radeid.server.app import create_app
 
     client = TestClient(create_app(load_job_config(None, {"replace.mode": "tag"}, no_model=True), None))
@@ -326,7 +326,7 @@ def test_openapi_schema_fuzz(server: Server) -> None:
 
 def test_the_cli_does_not_import_fastapi() -> None:
     """The core install needs no FastAPI: `radeid` imports it only when `serve` runs."""
-    code = "import sys, radeid.cli.app; print('fastapi' in sys.modules or 'uvicorn' in sys.modules)"
+    code = "import sys, radeid.cli.main; print('fastapi' in sys.modules or 'uvicorn' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"

@@ -38,7 +38,7 @@ if not _java_ok():
 import typer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from radeid.cli.app import app as radeid_app  # noqa: E402
+from radeid.cli.main import app as radeid_app  # noqa: E402
 from radeid.cli.spark import register  # noqa: E402
 from radeid.config.config import Config, ConfigError  # noqa: E402
 from radeid.pipeline.spec import PipelineSpec  # noqa: E402

@@ -106,7 +106,7 @@ def test_the_command_module_imports_nothing_heavy() -> None:
     """Every worker runs the `radeid` script (and so imports `radeid.__main__`) again."""
     check = (
         "import sys, radeid.__main__; "
-        "print(sorted(m for m in ('radeid.cli.app', 'typer', 'rich') if m in sys.modules))"
+        "print(sorted(m for m in ('radeid.cli.main', 'typer', 'rich') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -21,7 +21,7 @@ def main() -> None:
     from radeid.run.worker_start import start_early
 
     start_early(sys.argv[1:])
-    from radeid.cli.app import app
+    from radeid.cli.main import app
 
     app(prog_name="radeid")
 

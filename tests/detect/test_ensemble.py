@@ -233,7 +233,7 @@ def test_config_errors_say_what_is_wrong(tmp_path: Path) -> None:
 
 def test_model_options_act_on_the_ensembles_members() -> None:
     """--no-model takes the model out of the ensemble; --model names it without running it twice."""
-    from radeid.cli.support import load_job_config
+    from radeid.cli.options import load_job_config
 
     path = EXAMPLES / "ensemble.toml"
     config = load_job_config(path, {}, no_model=True)

@@ -14,7 +14,7 @@ pytest.importorskip("sklearn", reason="learned combiners need scikit-learn")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from radeid.cli.app import app  # noqa: E402
+from radeid.cli.main import app  # noqa: E402
 from radeid.config.config import Config, ConfigError  # noqa: E402
 from radeid.config.sections import ResolverConfig  # noqa: E402
 from radeid.core.categories import Category  # noqa: E402

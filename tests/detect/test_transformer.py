@@ -240,7 +240,7 @@ def test_importing_radeid_imports_no_heavy_library() -> None:
 def test_cli_model_option_adds_the_transformer_detector(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from radeid.cli.app import app
+    from radeid.cli.main import app
 
     source = tmp_path / "in.jsonl"
     source.write_text('{"id": "a", "text": "Patient zebra was seen. Lungs clear."}\n', encoding="utf-8")

@@ -182,10 +182,10 @@ def test_a_quiet_run_does_not_count_the_input_for_a_progress_bar(
     tmp_path: Path, write_jsonl, reports: list[dict], cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`-q` shows no progress bar, so the input is not read an extra time to count its records."""
-    import radeid.cli.app
+    import radeid.cli.deid
 
     counted: list[Path] = []
-    monkeypatch.setattr(radeid.cli.app, "estimate_total", lambda path, fmt=None: counted.append(path) or 3)
+    monkeypatch.setattr(radeid.cli.deid, "estimate_total", lambda path, fmt=None: counted.append(path) or 3)
     src = write_jsonl(tmp_path / "in.jsonl", reports)
     code, output = cli("deid", src, "-o", tmp_path / "quiet.jsonl", "--mode", "mask", "-q")
     assert code == 0, output

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from radeid.cli.app import app
+from radeid.cli.main import app
 from radeid.config.config import Config
 from radeid.core.document import Document
 from radeid.detect.ensemble import EnsembleDetector

@@ -19,7 +19,7 @@ TEXT = "Signed by Reuben Castellanos, MD on 03/04/2019. Temp 98.6 F. Seen at Mer
 
 
 def _run(*args: str | Path, columns: int | None = None) -> Result:
-    from radeid.cli.app import app
+    from radeid.cli.main import app
 
     env = {"COLUMNS": str(columns)} if columns else None
     return CliRunner().invoke(app, ["explain", *map(str, args)], env=env)

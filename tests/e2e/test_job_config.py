@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from radeid.cli.app import app
+from radeid.cli.main import app
 from radeid.config.config import Config
 
 if sys.version_info >= (3, 11):
@@ -194,7 +194,7 @@ def test_evaluate_runs_rules_only_with_no_model(tmp_path: Path) -> None:
 def test_plain_progress_lines_when_stderr_is_not_a_terminal(
     tmp_path: Path, job: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import radeid.cli.support as support
+    import radeid.cli.jobs as support
 
     monkeypatch.setattr(support, "PLAIN_PROGRESS_EVERY", 0.0)
     src, key = job

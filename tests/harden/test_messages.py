@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from radeid.cli.app import app
+from radeid.cli.main import app
 from radeid.io.errors import ReadIssue
 from radeid.io.readers import read_documents
 

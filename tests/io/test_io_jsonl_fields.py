@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from radeid.cli.app import app
+from radeid.cli.main import app
 from radeid.io.errors import ColumnError, ReadIssue
 from radeid.io.readers import ReadOptions, read_documents
 

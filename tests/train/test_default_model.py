@@ -68,7 +68,7 @@ def run_python(code: str) -> str:
 def test_default_pipeline_uses_the_bundled_model_and_no_model_turns_it_off(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from radeid.cli.app import app
+    from radeid.cli.main import app
     from radeid.config.config import Config
     from radeid.pipeline.deidentifier import Deidentifier
 

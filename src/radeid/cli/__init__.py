@@ -1,6 +1,6 @@
 """Interface: the `radeid` command, one module per command, over the library's functions.
 
-The top layer: may import anything below. `radeid.cli.app` assembles the Typer app.
+The top layer: may import anything below. `radeid.cli.main` assembles the Typer app.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from radeid.core.moved import lazy_exports
 
 if TYPE_CHECKING:
-    from radeid.cli.app import app as app
+    from radeid.cli.main import app as app
 
 __all__ = ["app"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "app": "radeid.cli.app",
+        "app": "radeid.cli.main",
     },
 )

@@ -14,9 +14,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from radeid.cli.errors import fail
+
 __all__ = ["ensemble_app", "fit", "register"]
 
-EXIT_OK, EXIT_USAGE = 0, 2
 
 ensemble_app = typer.Typer(
     name="ensemble",
@@ -24,11 +25,6 @@ ensemble_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-
-
-def _fail(err: Console, message: str) -> typer.Exit:
-    err.print(f"[red]error[/]: {escape(message)}", markup=True)
-    return typer.Exit(EXIT_USAGE)
 
 
 @ensemble_app.command("fit")
@@ -74,12 +70,12 @@ def fit(
 
     names = [m.strip() for m in members.split(",") if m.strip()]
     if not names or len(set(names)) != len(names):
-        raise _fail(err, "--members must name one or more distinct detectors, e.g. rules,lexicon,transformer")
+        raise fail("--members must name one or more distinct detectors, e.g. rules,lexicon,transformer")
     if model not in MODELS:
-        raise _fail(err, f"--model must be one of {', '.join(MODELS)}, not {model!r}")
+        raise fail(f"--model must be one of {', '.join(MODELS)}, not {model!r}")
     for path in gold:
         if not path.exists():
-            raise _fail(err, f"gold not found: {path}")
+            raise fail(f"gold not found: {path}")
     try:
         cfg = Config.load(config)
         documents = []
@@ -87,11 +83,11 @@ def fit(
         for path in gold:
             found = load_gold(path, fmt, label_map=label_map, id_col=id_col, text_col=text_col)
             if found.errors:
-                raise _fail(err, f"{len(found.errors)} record(s) of {path} could not be read; fix them first")
+                raise fail(f"{len(found.errors)} record(s) of {path} could not be read; fix them first")
             documents.extend(found.documents)
             ignored.update(found.ignored)
         if not documents:
-            raise _fail(err, "no gold documents in " + ", ".join(str(p) for p in gold))
+            raise fail("no gold documents in " + ", ".join(str(p) for p in gold))
         combiner = fit_combiner(
             cfg,
             documents,
@@ -101,11 +97,11 @@ def fit(
             training={"gold_sha256": gold_fingerprint(gold), "gold_files": [p.name for p in gold]},
         )
     except (ConfigError, RadeidIOError, EvaluationInputError, ValueError) as exc:
-        raise _fail(err, str(exc)) from None
+        raise fail(str(exc)) from None
     try:
         combiner.save(output)
     except OSError as exc:
-        raise _fail(err, f"cannot write {output}: {exc.strerror}") from None
+        raise fail(f"cannot write {output}: {exc.strerror}") from None
     units = sum(sum(c) for c in combiner.counts)
     err.print(
         f"fitted a {model} combiner of {', '.join(names)} on {len(documents)} documents ({units} tokens, "

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from radeid.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 from radeid.config.config import ConfigError
 from radeid.core.categories import Category
 from radeid.core.document import Document, Span
@@ -33,12 +34,9 @@ if TYPE_CHECKING:
 # Only the light modules are imported here: `register` runs whenever the main CLI starts, and the
 # statistics and plotting stack (numpy, scipy, matplotlib: the `radeid[eval]` extra) may be absent.
 
-__all__ = ["EXIT_INPUT_ERROR", "EXIT_OK", "EXIT_USAGE", "compare", "evaluate", "register"]
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "compare", "evaluate", "register"]
 
 from radeid.cli.evaluate_options import (  # noqa: E402
-    EXIT_INPUT_ERROR,
-    EXIT_OK,
-    EXIT_USAGE,
     Alternative,
     CategoriesOpt,
     FormatOpt,
@@ -54,7 +52,6 @@ from radeid.cli.evaluate_options import (  # noqa: E402
     _check_clashes,
     _check_path,
     _consoles,
-    _fail,
     _parse_categories,
     _report_issues,
     _require,
@@ -68,13 +65,13 @@ def _read_gold(
     try:
         gold = load_gold(gold_path, fmt, label_map=label_map, id_col=id_col, text_col=text_col)
     except (RadeidIOError, EvaluationInputError) as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     _report_issues(err, gold.warnings, "warning")
     if gold.errors:
         _report_issues(err, gold.errors, "unreadable gold record")
-        raise _fail(err, f"{len(gold.errors)} gold record(s) could not be read; fix them first", EXIT_INPUT_ERROR)
+        raise fail(f"{len(gold.errors)} gold record(s) could not be read; fix them first", EXIT_FAILED)
     if not gold.documents:
-        raise _fail(err, f"no gold documents in {gold_path}", EXIT_INPUT_ERROR)
+        raise fail(f"no gold documents in {gold_path}", EXIT_FAILED)
     return gold
 
 
@@ -85,23 +82,23 @@ def _read_predictions(
     try:
         predicted, errors = load_predictions(path, fmt, label_map=label_map, id_col=id_col, text_col=text_col)
     except RadeidIOError as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     except EvaluationInputError as exc:
-        raise _fail(err, str(exc), EXIT_INPUT_ERROR) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     if errors:
         _report_issues(err, errors, "unreadable prediction record")
-        raise _fail(err, f"{len(errors)} prediction record(s) in {path} could not be read", EXIT_INPUT_ERROR)
+        raise fail(f"{len(errors)} prediction record(s) in {path} could not be read", EXIT_FAILED)
     return predicted
 
 
 def _load_pipeline(err: Console, config: Path | None, model: str | None = None, no_model: bool = False) -> Any:
-    from radeid.cli.support import job_overrides, load_job_config
+    from radeid.cli.options import job_overrides, load_job_config
     from radeid.pipeline.deidentifier import Deidentifier
 
     try:
         return Deidentifier(load_job_config(config, job_overrides(model=model), no_model=no_model))
     except (ConfigError, FileNotFoundError, ValueError) as exc:
-        raise _fail(err, f"cannot build the pipeline: {exc}", EXIT_USAGE) from None
+        raise fail(f"cannot build the pipeline: {exc}", EXIT_USAGE) from None
 
 
 def _run_pipeline(deid: Any, documents: Sequence[Document]) -> dict[str, list[Span]]:
@@ -135,7 +132,7 @@ def _evaluate(
             tokenizer_name=tokenizer_name,
         )
     except EvaluationInputError as exc:
-        raise _fail(err, str(exc), EXIT_INPUT_ERROR) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     for warning in result.warnings:
         err.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False, markup=True)
     return result
@@ -253,9 +250,9 @@ def evaluate(
     try:
         tokenize = get_tokenizer(tokenizer)
     except ValueError as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     if resynthesize_rounds and pred_path is not None:
-        raise _fail(err, "--resynthesize runs the pipeline itself: leave PRED out (use --config)", EXIT_USAGE)
+        raise fail("--resynthesize runs the pipeline itself: leave PRED out (use --config)", EXIT_USAGE)
     master_key: bytes | None = None
     if key_file is not None:
         _check_path(key_file, "key file", err)
@@ -264,11 +261,11 @@ def evaluate(
         try:
             found = load_key(key_file)  # read as every command reads a key (hex, base64:, passphrase, bytes)
         except ValueError as exc:
-            raise _fail(err, str(exc), EXIT_USAGE) from None
+            raise fail(str(exc), EXIT_USAGE) from None
         assert found is not None  # a key file was given
         master_key = found[0]
         if len(master_key) < 16:
-            raise _fail(err, "the key file must hold at least 16 bytes", EXIT_USAGE)
+            raise fail("the key file must hold at least 16 bytes", EXIT_USAGE)
 
     gold = _read_gold(err, gold_path, gold_format, label_map, id_col, text_col)
     deid = None
@@ -308,7 +305,7 @@ def evaluate(
                 on_round=progress,
             )
         except ResynthesisUnavailable as exc:
-            raise _fail(err, str(exc), EXIT_USAGE) from None
+            raise fail(str(exc), EXIT_USAGE) from None
 
     errors = analyse_errors(
         gold.documents, predicted, ignored=gold.ignored, show_text=show_text, top=max(top, 1), tokenizer=tokenize
@@ -332,7 +329,7 @@ def evaluate(
         if chart is not None:
             write_chart(chart, evaluation_rows(result, boot)["token"])
     except OSError as exc:
-        raise _fail(err, f"cannot write the report: {exc}", EXIT_USAGE) from None
+        raise fail(f"cannot write the report: {exc}", EXIT_USAGE) from None
 
 
 def compare(
@@ -381,7 +378,7 @@ def compare(
     try:
         tokenize = get_tokenizer(tokenizer)
     except ValueError as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     if names:
         parts = [p.strip() for p in names.split(",")]
         if len(parts) != 2 or not all(parts):
@@ -413,10 +410,10 @@ def compare(
             )
             json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise _fail(err, f"cannot write the report: {exc}", EXIT_USAGE) from None
+        raise fail(f"cannot write the report: {exc}", EXIT_USAGE) from None
 
 
 def register(app: typer.Typer) -> None:
-    """Add `evaluate` and `compare` to the main `radeid` app (called by `radeid.cli.app`)."""
+    """Add `evaluate` and `compare` to the main `radeid` app (called by `radeid.cli.main`)."""
     app.command("evaluate")(evaluate)
     app.command("compare")(compare)

@@ -12,11 +12,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from radeid.cli.errors import EXIT_USAGE, fail
 from radeid.core.categories import Category
 from radeid.io.errors import ReadIssue
 from radeid.io.formats import InputFormat
-
-EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 class Level(str, Enum):
@@ -38,11 +37,6 @@ def _consoles() -> tuple[Console, Console]:
     out = Console(highlight=False)
     out = out if out.is_terminal else Console(highlight=False, width=max(out.width, 200))
     return out, Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _fail(err: Console, message: str, code: int) -> typer.Exit:
-    err.print(f"[red]error[/]: {escape(message)}", highlight=False, markup=True)
-    return typer.Exit(code)
 
 
 # Options shared by both commands.
@@ -95,7 +89,7 @@ def _require(err: Console, *modules: str) -> None:
     """Fail with an install hint (exit 2) when a module of the `radeid[eval]` extra is missing."""
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        raise _fail(err, f"this command needs {', '.join(missing)}: pip install 'radeid[eval]'", EXIT_USAGE)
+        raise fail(f"this command needs {', '.join(missing)}: pip install 'radeid[eval]'", EXIT_USAGE)
 
 
 def _parse_categories(value: str | None) -> list[Category] | None:
@@ -114,12 +108,12 @@ def _check_clashes(err: Console, reads: dict[str, Path | None], writes: dict[str
     try:
         check_paths(reads, writes)
     except PathConflictError as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
 
 
 def _check_path(path: Path, what: str, err: Console) -> None:
     if not path.exists():
-        raise _fail(err, f"{what} not found: {path}", EXIT_USAGE)
+        raise fail(f"{what} not found: {path}", EXIT_USAGE)
 
 
 def _report_issues(err: Console, issues: Sequence[ReadIssue], label: str, limit: int = 10) -> None:

@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from radeid.cli.support import (
-    EXIT_USAGE,
+from radeid.cli.errors import EXIT_USAGE, fail, note
+from radeid.cli.jobs import check_job_paths, config_reads
+from radeid.cli.options import (
     AllowOpt,
     ConfigOpt,
     DenyOpt,
@@ -23,12 +24,8 @@ from radeid.cli.support import (
     TextColOpt,
     ThresholdOpt,
     VendorOpt,
-    check_job_paths,
-    config_reads,
-    fail,
     job_overrides,
     load_job_config,
-    note,
 )
 from radeid.config.config import Config, ConfigError
 from radeid.core.document import Document

@@ -15,9 +15,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+
 __all__ = ["calibrate", "export", "info", "model_app", "register"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 model_app = typer.Typer(
     name="model",
@@ -29,11 +30,6 @@ model_app = typer.Typer(
 
 def _consoles() -> tuple[Console, Console]:
     return Console(highlight=False, soft_wrap=True), Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _fail(err: Console, message: str, code: int) -> typer.Exit:
-    err.print(f"[red]error[/]: {escape(message)}", markup=True)
-    return typer.Exit(code)
 
 
 @model_app.command("export")
@@ -61,11 +57,10 @@ def export(
     """Export a token-classification model to ONNX and check it against PyTorch on sample text."""
     out, err = _consoles()
     if quantize not in (None, "int8"):
-        raise _fail(err, f"--quantize takes 'int8', not {quantize!r}", EXIT_USAGE)
+        raise fail(f"--quantize takes 'int8', not {quantize!r}", EXIT_USAGE)
     missing = [m for m in ("torch", "transformers", "onnx", "onnxscript", "onnxruntime") if not _has(m)]
     if missing:
-        raise _fail(
-            err,
+        raise fail(
             f"export needs {', '.join(missing)}: pip install torch==2.13.0 first (a CPU build), "
             "then pip install 'radeid[train]'",
             EXIT_USAGE,
@@ -75,7 +70,7 @@ def export(
         try:
             samples = [p.read_text(encoding="utf-8") for p in sample_file]
         except OSError as exc:
-            raise _fail(err, f"cannot read a sample file: {exc}", EXIT_USAGE) from None
+            raise fail(f"cannot read a sample file: {exc}", EXIT_USAGE) from None
 
     from radeid.detect.transformer import ModelLoadError
     from radeid.model.export import ExportError, export_model
@@ -94,9 +89,9 @@ def export(
             keep_fp32=keep_fp32,
         )
     except ExportError as exc:
-        raise _fail(err, str(exc), EXIT_FAILED) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     except ModelLoadError as exc:
-        raise _fail(err, str(exc), EXIT_FAILED) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     for line in report.lines():
         out.print(escape(line))
     out.print(f"wrote {escape(str(report.dst))} in {report.seconds:.1f}s")
@@ -131,7 +126,7 @@ def info(
     try:
         summary = model_info(folder, label_map=label_map)
     except ModelLoadError as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     for line in summary.lines():
         out.print(escape(line))
     if summary.problems:
@@ -162,7 +157,7 @@ def calibrate(
     """
     out, err = _consoles()
     if not validation.exists():
-        raise _fail(err, f"not found: {validation}", EXIT_USAGE)
+        raise fail(f"not found: {validation}", EXIT_USAGE)
     from radeid.detect.transformer import ModelLoadError, TransformerDetector
     from radeid.io.errors import FormatError
     from radeid.model.calibrate import calibrate_detector, write_thresholds
@@ -172,13 +167,13 @@ def calibrate(
         docs = load_documents(validation, label_map)
         detector = TransformerDetector(str(model_dir))
     except (ModelLoadError, FormatError, OSError, ValueError) as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     if not any(d.spans for d in docs):
-        raise _fail(err, f"{validation} has no gold spans", EXIT_USAGE)
+        raise fail(f"{validation} has no gold spans", EXIT_USAGE)
     try:
         result = calibrate_detector(detector, docs, target_recall, min_tokens)
     except ValueError as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     for name, value in sorted(result.thresholds.items()):
         out.print(f"{name:10} {value:.6f}  ({result.tokens[name]} pieces, recall {result.recall[name]:.4f})")
     for name, n in sorted(result.skipped.items()):

@@ -9,17 +9,9 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from radeid.cli.support import (
-    EXIT_INPUT_ERROR,
-    EXIT_USAGE,
-    EXIT_WRONG_KEY,
-    FormatOpt,
-    check_input,
-    check_job_paths,
-    err,
-    fail,
-    note,
-)
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
+from radeid.cli.jobs import check_input, check_job_paths
+from radeid.cli.options import FormatOpt
 from radeid.io.audit import AuditError
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import ReadOptions
@@ -101,7 +93,7 @@ def register(app: typer.Typer) -> None:
         except WrongKeyError as exc:
             raise fail(str(exc), EXIT_WRONG_KEY) from None
         except (ReviewError, AuditError, VaultError) as exc:
-            raise fail(str(exc), EXIT_INPUT_ERROR) from None
+            raise fail(str(exc), EXIT_FAILED) from None
         except (RadeidIOError, OSError, ValueError) as exc:
             raise fail(str(exc), EXIT_USAGE) from None
         if sample is None and data.total_documents > LARGE_RUN:

@@ -10,12 +10,11 @@ from typing import Annotated
 
 import typer
 
+from radeid.cli.errors import fail
 from radeid.config.config import ConfigError
 from radeid.pipeline.spec import MODES
 
 __all__ = ["is_loopback", "read_token", "register"]
-
-EXIT_USAGE = 2
 
 
 def is_loopback(host: str) -> bool:
@@ -39,11 +38,6 @@ def read_token(path: Path) -> str:
     if len(token) < 16:
         raise ConfigError(f"the token in {path} is too short; use at least 16 random characters")
     return token
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(EXIT_USAGE)
 
 
 def register(app: typer.Typer) -> None:
@@ -92,16 +86,16 @@ def register(app: typer.Typer) -> None:
 
           radeid serve --host 0.0.0.0 --port 8443 --key-file site.key --token-file api.token --no-model
         """
-        from radeid.cli.support import job_overrides, load_job_config
+        from radeid.cli.options import job_overrides, load_job_config
         from radeid.secure.keys import load_key
 
         try:
             import fastapi  # noqa: F401
             import uvicorn
         except ImportError:
-            raise _fail("radeid serve needs FastAPI and uvicorn: pip install 'radeid[server]'") from None
+            raise fail("radeid serve needs FastAPI and uvicorn: pip install 'radeid[server]'") from None
         if token_file is None and not is_loopback(host):
-            raise _fail(
+            raise fail(
                 f"--host {host} is not a loopback address: pass --token-file (a bearer token clients must send), "
                 "or bind to 127.0.0.1"
             )
@@ -121,7 +115,7 @@ def register(app: typer.Typer) -> None:
                 max_documents=max_documents,
             )
         except (ConfigError, OSError, ValueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         auth = "bearer token required" if token else "no token (loopback only)"
         typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)

@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+from radeid.cli.options import ModeOpt
 from radeid.config.config import ConfigError
-from radeid.pipeline.spec import MODES, PipelineSpec
+from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
 from radeid.spark.dataframe import (
     SparkDocumentError,
@@ -39,10 +41,7 @@ def register(app: typer.Typer) -> None:
     def spark_deid(
         input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
         output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
-        mode: Annotated[
-            str | None,
-            typer.Option("--mode", "-m", help=f"replace.mode: {', '.join(MODES)} (surrogate needs a key)."),
-        ] = None,
+        mode: ModeOpt = None,
         key_file: Annotated[
             Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
         ] = None,
@@ -100,7 +99,7 @@ def register(app: typer.Typer) -> None:
           spark-submit --master yarn "$(python -c 'import radeid.__main__ as m; print(m.__file__)')" \\
             spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
         """
-        from radeid.cli.support import job_overrides, load_job_config
+        from radeid.cli.options import job_overrides, load_job_config
         from radeid.io.paths import PathConflictError, check_paths
         from radeid.secure.keys import ENV_VAR, load_key
 
@@ -119,8 +118,7 @@ def register(app: typer.Typer) -> None:
                 what = "surrogate mode" if cfg.replace.mode in KEYED_MODES else "--pseudonymize-ids"
                 raise ConfigError(f"{what} on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)")
         except (ConfigError, OSError, ValueError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise fail(str(exc), EXIT_USAGE) from None
         local = {
             name: Path(p)
             for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
@@ -134,15 +132,13 @@ def register(app: typer.Typer) -> None:
             )  # fmt: skip
             spec = PipelineSpec(cfg, found[0] if found else None)
         except (PathConflictError, ConfigError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise fail(str(exc), EXIT_USAGE) from None
         if found and found[1]:
             typer.echo(found[1], err=True)
         try:
             import pyspark  # noqa: F401
         except ImportError:
-            typer.echo("error: spark-deid needs PySpark: pip install 'radeid[spark]'", err=True)
-            raise typer.Exit(2) from None
+            raise fail("spark-deid needs PySpark: pip install 'radeid[spark]'", EXIT_USAGE) from None
         from pyspark.errors import PySparkException
 
         spark = _spark_session(master, local_dir)
@@ -166,14 +162,11 @@ def register(app: typer.Typer) -> None:
                 skipped=skipped,
             )
         except ConfigError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise fail(str(exc), EXIT_USAGE) from None
         except SparkInputError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
+            raise fail(str(exc), EXIT_FAILED) from None
         except PySparkException as exc:  # e.g. the output exists, a path cannot be read
-            typer.echo(f"error: {_spark_message(exc)}", err=True)
-            raise typer.Exit(1) from None
+            raise fail(_spark_message(exc), EXIT_FAILED) from None
         for doc_id, error in skipped[:20]:
             typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
         if len(skipped) > 20:

@@ -16,14 +16,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+
 __all__ = ["augment_command", "register", "synth_command"]
-
-EXIT_DATA, EXIT_USAGE = 1, 2
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error[/]: {escape(message)}")
-    return typer.Exit(code)
 
 
 def _kinds(values: list[str] | None) -> tuple[str, ...]:
@@ -90,7 +85,7 @@ def synth_command(
         Console(highlight=False).print("\n".join(KINDS))
         return
     if openi_carrier is not None and not openi_carrier.is_file():
-        raise _fail(f"Open-i carrier file not found: {openi_carrier}", EXIT_USAGE)
+        raise fail(f"Open-i carrier file not found: {openi_carrier}", EXIT_USAGE)
     try:
         options = SynthOptions(
             seed=seed,
@@ -102,12 +97,12 @@ def synth_command(
             extras=extras,
         )
     except ValueError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     began = time.perf_counter()
     try:
         count = write_gold_jsonl(generate(n, options, start=start), output)
     except ValueError as exc:
-        raise _fail(str(exc), EXIT_DATA) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     took = time.perf_counter() - began
     Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"wrote {count} documents to {escape(str(output))} in {took:.1f} s ({count / max(took, 1e-9):.0f} docs/s)"
@@ -149,11 +144,11 @@ def augment_command(
     from radeid.synth.goldio import GoldDataError, read_gold, write_gold_jsonl
 
     if key_file is not None and seed is not None:
-        raise _fail("give --key-file or --seed, not both", EXIT_USAGE)
+        raise fail("give --key-file or --seed, not both", EXIT_USAGE)
     if not input_path.exists():
-        raise _fail(f"input not found: {input_path}", EXIT_USAGE)
+        raise fail(f"input not found: {input_path}", EXIT_USAGE)
     if output.exists() and output.resolve() == input_path.resolve():
-        raise _fail("the output would overwrite the input", EXIT_USAGE)
+        raise fail("the output would overwrite the input", EXIT_USAGE)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if seed is not None:
         key = hashlib.sha256(f"radeid-augment-seed:{seed}".encode()).digest()
@@ -161,7 +156,7 @@ def augment_command(
         try:
             key, note = resolve_key(key_file, output.resolve().parent)
         except ValueError as exc:
-            raise _fail(str(exc), EXIT_USAGE) from None
+            raise fail(str(exc), EXIT_USAGE) from None
         if note:
             err.print(escape(note))
     options = AugmentOptions(
@@ -172,9 +167,9 @@ def augment_command(
     try:
         count = write_gold_jsonl(augment(read_gold(input_path, fmt, label_map), key, options, stats), output)
     except GoldDataError as exc:
-        raise _fail(str(exc), EXIT_DATA) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     except ValueError as exc:
-        raise _fail(str(exc), EXIT_DATA) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     took = time.perf_counter() - began
     err.print(
         f"read {stats['documents']} documents, wrote {count} to {escape(str(output))} "

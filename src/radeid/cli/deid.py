@@ -1,114 +1,45 @@
-"""The `radeid` command line: a thin layer over `Deidentifier` and the batch runner."""
+"""`radeid deid`: de-identify a file or folder (the main job)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from radeid import __version__
-from radeid.cli.ensemble import register as register_ensemble
-from radeid.cli.evaluate import register as register_evaluate
-from radeid.cli.explain import register as register_explain
-from radeid.cli.model import register as register_model
-from radeid.cli.review import register as register_review
-from radeid.cli.serve import register as register_server
-from radeid.cli.spark import register as register_spark
-from radeid.cli.support import (
-    EXIT_INPUT_ERROR,
-    EXIT_USAGE,
-    EXIT_WRONG_KEY,
+from radeid.cli.errors import EXIT_USAGE, err, fail, note
+from radeid.cli.jobs import check_input, check_job_paths, config_reads, report, run_job
+from radeid.cli.options import (
     AgeMode,
-    FormatOpt,
-    Mode,
-    QuietOpt,
+    ModeOpt,
     Scope,
-    check_input,
-    check_job_paths,
-    config_reads,
-    err,
-    fail,
+    input_format,
     job_overrides,
     load_job_config,
-    note,
-    report,
-    run_job,
+    read_options,
     with_shared_options,
 )
-from radeid.cli.synth import register as register_synth
-from radeid.cli.train import register as register_train
 from radeid.config.config import Config, ConfigError
-from radeid.core.resources import bundled_data_path
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
-from radeid.io.readers import ReadOptions, estimate_total
+from radeid.io.readers import estimate_total
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
-from radeid.run.batch import default_audit_path, detect_path, reidentify_path
+from radeid.run.batch import default_audit_path
 from radeid.run.parallel import default_workers, deidentify_path_parallel
 from radeid.run.worker_start import fewer_collections
-from radeid.secure.keys import KEY_FILE_NAME, generate_key_file, key_dir_for, load_key, resolve_key
-from radeid.secure.vault import VaultError, WrongKeyError, read_vault_ids
-
-app = typer.Typer(
-    name="radeid",
-    help=(
-        "De-identify radiology reports and clinical notes.\n\n"
-        "radeid finds protected health information (names, dates, IDs, phones, places, vendors, ...) "
-        "with rules, word lists and (optionally) a transformer model, then masks it or replaces it.\n\n"
-        "Quick start:  radeid deid examples/ -o out/"
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode="rich",
-    # A traceback must never print local variables: they hold document text. Plain tracebacks
-    # only (and the CLI maps every known failure to a message without one).
-    pretty_exceptions_enable=False,
-    pretty_exceptions_show_locals=False,
-)
+from radeid.secure.keys import key_dir_for, load_key, resolve_key
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"radeid {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def main(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """De-identify radiology reports and clinical notes."""
-
-
-def _read_options(config: Config) -> ReadOptions:
-    io = config.io
-    return ReadOptions(
-        id_col=io.id_col, text_col=io.text_col, patient_col=io.patient_col or None, keep_columns=io.keep_columns
-    )
-
-
-def _format(name: str) -> InputFormat | None:
-    return InputFormat(name) if name else None
-
-
-@app.command()
 @with_shared_options
 def deid(
     input_path: Annotated[
         Path, typer.Argument(metavar="INPUT", help="A file (.jsonl/.csv/.parquet/.txt/.xml) or a folder.")
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Output file, or folder for folder formats.")],
-    mode: Annotated[
-        Mode | None,
-        typer.Option("--mode", "-m", help="replace.mode: surrogate (realistic fakes), mask, tag, numbered or fixed."),
-    ] = None,
+    mode: ModeOpt = None,
     key_file: Annotated[
         Path | None,
         typer.Option(
@@ -250,7 +181,7 @@ def run_deid(
         spec = PipelineSpec(cfg, key)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
-    fmt = _format(io.format)
+    fmt = input_format(io.format)
     summary = run_job(
         lambda on_batch: deidentify_path_parallel(
             spec,
@@ -259,8 +190,8 @@ def run_deid(
             workers=workers,
             resume=resume,
             input_format=fmt,
-            output_format=_format(io.output_format),
-            options=_read_options(cfg),
+            output_format=input_format(io.output_format),
+            options=read_options(cfg),
             audit_path=audit_path,
             vault_path=vault_path,
             vault_key=key,
@@ -288,156 +219,6 @@ def run_deid(
             err.print(f"vault:  {escape(str(vault_path))}", highlight=False)
 
 
-@app.command()
-@with_shared_options
-def detect(
-    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="A file or folder, as for deid.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Spans JSONL: one line per document, no text.")],
-    **shared: Any,
-) -> None:
-    """Detect PHI without changing anything: write every resolved span (offsets, category, source, score).
-
-    Example:
-
-      radeid detect examples/ -o spans.jsonl
-
-      radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
-    """
-    check_input(input_path)
-    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
-    try:
-        cfg = load_job_config(config, job_overrides(**shared), no_model=no_model)
-    except (ConfigError, OSError, ValueError) as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-    reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
-    reads.pop("--key-file", None)  # detection uses no key
-    check_job_paths(reads, {"--output": output})
-    try:
-        deidentifier = Deidentifier(cfg)
-    except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-    fmt = _format(cfg.io.format)
-    summary = run_job(
-        lambda on_batch: detect_path(
-            deidentifier,
-            input_path,
-            output,
-            input_format=fmt,
-            options=_read_options(cfg),
-            on_error=cfg.io.on_error,  # type: ignore[arg-type]
-            on_batch=on_batch,
-        ),
-        quiet,
-        "detecting",
-        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
-    )
-    report(summary, quiet, "detected")
-
-
-@app.command()
-def reidentify(
-    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="De-identified output of `radeid deid`.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Where the restored originals go.")],
-    vault: Annotated[Path, typer.Option("--vault", help="The vault written by `radeid deid --vault`.")],
-    key_file: Annotated[
-        Path | None, typer.Option("--key-file", help="The key used for the run (else $RADEID_KEY).")
-    ] = None,
-    input_format: FormatOpt = None,
-    id_col: Annotated[str, typer.Option("--id-col", help="Field with the document id.")] = "id",
-    text_col: Annotated[str, typer.Option("--text-col", help="Field with the text.")] = "text",
-    quiet: QuietOpt = False,
-) -> None:
-    """Restore the original text of de-identified documents from an encrypted vault.
-
-    A wrong key fails before anything is written. Example:
-
-      radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
-    """
-    check_input(input_path)
-    check_job_paths({"the input": input_path, "--vault": vault, "--key-file": key_file}, {"--output": output})
-    try:
-        found = load_key(key_file)
-        if found is None:
-            raise fail("reidentify needs the run's key: pass --key-file or set RADEID_KEY", EXIT_USAGE)
-        key, message = found
-        note(message)
-        rows, original_ids = read_vault_ids(vault, key)
-        options = ReadOptions(id_col=id_col, text_col=text_col)
-    except WrongKeyError as exc:
-        raise fail(str(exc), EXIT_WRONG_KEY) from None
-    except (VaultError, RadeidIOError, OSError, ValueError) as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-
-    def job(on_batch: Any) -> Any:
-        return reidentify_path(
-            rows,
-            input_path,
-            output,
-            input_format=input_format,
-            options=options,
-            on_batch=on_batch,
-            original_ids=original_ids,
-        )
-
-    try:
-        summary = run_job(job, quiet, "re-identifying")
-    except VaultError as exc:
-        raise fail(str(exc), EXIT_INPUT_ERROR) from None
-    if not quiet:
-        err.print(
-            f"restored {summary.documents} documents ({summary.spans} values) into {escape(str(output))}",
-            highlight=False,
-        )
-
-
-@app.command()
-def keygen(
-    output: Annotated[
-        Path, typer.Option("--output", "-o", help=f"Where to write the key (e.g. site.key, {KEY_FILE_NAME}).")
-    ],
-) -> None:
-    """Make a new random secret key (32 bytes, hex) in a file only you can read (mode 0600).
-
-    The key seeds every surrogate (the same key gives the same fakes for the same patient) and
-    opens the vault: keep it secret, keep it safe, never beside the output you share. An
-    existing file is never replaced.
-
-    Example:
-
-      radeid keygen -o site.key
-    """
-    if output.exists() or output.is_symlink():
-        raise fail(f"{output} already exists; a key is never replaced (choose another path)", EXIT_USAGE)
-    try:
-        generate_key_file(output)
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {exc.strerror}", EXIT_USAGE) from None
-    err.print(f"wrote a new key to {escape(str(output))} (mode 0600); use it with --key-file {escape(str(output))}",
-              highlight=False)  # fmt: skip
-
-
-@app.command("default-config")
-def default_config() -> None:
-    """Print the bundled default configuration: exactly what `radeid deid INPUT -o OUTPUT` runs with
-    no other options (a starting point for --config files).
-
-    Example:
-
-      radeid default-config > my-config.toml
-    """
-    sys.stdout.write(bundled_data_path("config.toml").read_text(encoding="utf-8"))
-
-
-register_ensemble(app)
-register_evaluate(app)
-register_explain(app)
-register_model(app)
-register_review(app)
-register_server(app)
-register_spark(app)
-register_synth(app)
-register_train(app)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    app()
+def register(app: typer.Typer) -> None:
+    """Add `radeid deid` to the command line."""
+    app.command()(deid)

@@ -1,0 +1,188 @@
+"""Running a command's job: path checks, the progress bar or plain progress lines, Ctrl-C and
+SIGTERM, and the summary table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, err, fail
+from radeid.config.config import Config, ConfigError
+from radeid.io.errors import RadeidIOError
+from radeid.io.paths import check_paths
+from radeid.run.batch import RunAborted, RunSummary
+from radeid.run.parallel import ParallelRunError, work_folder_for
+
+#: Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe).
+PLAIN_PROGRESS_EVERY = 30.0
+
+
+#: What a job returns: `run_job` hands back the job's own summary type (`ParallelRunSummary`...).
+SummaryT = TypeVar("SummaryT", bound=RunSummary)
+
+
+def check_input(path: Path) -> None:
+    if not path.exists():
+        raise fail(f"input not found: {path}", EXIT_USAGE)
+
+
+def config_reads(config: Config) -> dict[str, Path | None]:
+    """Every file a config makes a command read (lists, rule files, the key file), by config key."""
+    named: dict[str, list[str] | tuple[str, ...]] = {
+        "--hospital-list": config.lexicon.hospital_lists,
+        "--vendor-list": config.lexicon.vendor_lists,
+        "--deny-list": config.lexicon.deny_lists,
+        "--allow-list": config.resolver.allow_lists,
+        "detectors.rules.extra_files": config.rules.extra_files,
+        "protected.extra_files": config.protected.extra_files,
+    }
+    reads: dict[str, Path | None] = {"--key-file": Path(config.io.key_file) if config.io.key_file else None}
+    for option, paths in named.items():
+        for n, path in enumerate(paths, 1):
+            reads[f"{option} #{n}" if len(paths) > 1 else option] = Path(path)
+    return reads
+
+
+def check_job_paths(reads: dict[str, Path | None], writes: dict[str, Path | None]) -> None:
+    try:
+        check_paths(reads, writes)
+    except RadeidIOError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (a KeyboardInterrupt, so every cleanup path is the same)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _resume_hint(output: Path | None) -> str:
+    if output is not None and work_folder_for(output).exists():
+        return "; finished batches are kept: rerun the same command with --resume to continue"
+    return ""
+
+
+def _os_message(exc: OSError, output: Path | None) -> str:
+    """An OS error naming the path (the output's folder when the error names none), never text."""
+    what = exc.strerror or type(exc).__name__
+    where = exc.filename if exc.filename is not None else (output.resolve().parent if output is not None else None)
+    return (f"{what}: {where}" if where is not None else what) + _resume_hint(output)
+
+
+def run_job(
+    job: Callable[[Callable[[int], None]], SummaryT],
+    quiet: bool,
+    label: str,
+    output: Path | None = None,
+    total: int | None = None,
+) -> SummaryT:
+    """Run a job with progress; map known failures to exit codes and clear messages.
+    SIGTERM is handled like Ctrl-C (exit 143 instead of 130); the work folder stays for --resume."""
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _run_job(job, quiet, label, output, total)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )
+
+
+def _run_job(
+    job: Callable[[Callable[[int], None]], SummaryT], quiet: bool, label: str, output: Path | None, total: int | None
+) -> SummaryT:
+    plain = not quiet and not err.is_terminal  # a log: a line now and then instead of a bar
+    started = last = time.monotonic()
+    with _progress(quiet) as progress:
+        task = progress.add_task(label, total=total, rate="")
+
+        def on_batch(n: int) -> None:
+            nonlocal last
+            progress.advance(task, n)
+            elapsed = progress.tasks[0].elapsed or 0.0
+            done = progress.tasks[0].completed
+            progress.update(task, rate=f"{done / elapsed:,.0f} docs/s" if elapsed > 0 else "")
+            now = time.monotonic()
+            if plain and now - last >= PLAIN_PROGRESS_EVERY:
+                last = now
+                of = f" of {total:,} ({100 * done / total:.0f}%)" if total else ""
+                rate = done / max(now - started, 1e-9)
+                err.print(f"{label}: {int(done):,}{of} documents, {rate:,.0f} docs/s", highlight=False)
+
+        try:
+            return job(on_batch)
+        except RunAborted as exc:
+            raise fail(
+                f"{exc.issue.describe()}\nStopped at this record ({exc.summary.read} valid document(s) read); no "
+                "output was written. Fix the record or rerun with --on-error skip.",
+                EXIT_FAILED,
+            ) from None
+        except ParallelRunError as exc:
+            raise fail(str(exc), EXIT_FAILED) from None
+        except KeyboardInterrupt as exc:
+            how, code = ("terminated (SIGTERM)", 143) if isinstance(exc, _Terminated) else ("interrupted", 130)
+            raise fail(how + (_resume_hint(output) or "; nothing was written"), code) from None
+        except (RadeidIOError, ConfigError) as exc:
+            raise fail(str(exc), EXIT_USAGE) from None
+        except OSError as exc:
+            raise fail(_os_message(exc, output), EXIT_USAGE) from None
+
+
+def report(summary: RunSummary, quiet: bool, what: str) -> None:
+    for issue in summary.warnings[:20]:
+        err.print(f"[yellow]warning[/]: {escape(issue.describe())}", highlight=False)
+    if len(summary.warnings) > 20:
+        err.print(f"[yellow]... and {len(summary.warnings) - 20} more warnings[/]")
+    for issue in summary.errors[:20]:
+        err.print(f"[red]skipped[/]: {escape(issue.describe())}", highlight=False)
+    if len(summary.errors) > 20:
+        err.print(f"[red]... and {len(summary.errors) - 20} more skipped records[/]")
+    if quiet:
+        return
+    err.print(f"{what} {summary.documents} documents, {summary.spans} spans")
+    table = Table(show_edge=False)
+    table.add_column("category")
+    table.add_column("spans", justify="right")
+    for category, count in sorted(summary.by_category.items(), key=lambda kv: -kv[1]):
+        table.add_row(category, str(count))
+    err.print(table)
+    if summary.errors:
+        err.print(f"[red]{sum(i.records for i in summary.errors)} record(s) skipped[/] (see above)")

@@ -1,0 +1,78 @@
+"""`radeid reidentify`: restore the originals of a run from its encrypted vault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
+from radeid.cli.jobs import check_input, check_job_paths, run_job
+from radeid.cli.options import FormatOpt, QuietOpt
+from radeid.io.errors import RadeidIOError
+from radeid.io.readers import ReadOptions
+from radeid.run.batch import reidentify_path
+from radeid.secure.keys import load_key
+from radeid.secure.vault import VaultError, WrongKeyError, read_vault_ids
+
+
+def reidentify(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="De-identified output of `radeid deid`.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where the restored originals go.")],
+    vault: Annotated[Path, typer.Option("--vault", help="The vault written by `radeid deid --vault`.")],
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="The key used for the run (else $RADEID_KEY).")
+    ] = None,
+    input_format: FormatOpt = None,
+    id_col: Annotated[str, typer.Option("--id-col", help="Field with the document id.")] = "id",
+    text_col: Annotated[str, typer.Option("--text-col", help="Field with the text.")] = "text",
+    quiet: QuietOpt = False,
+) -> None:
+    """Restore the original text of de-identified documents from an encrypted vault.
+
+    A wrong key fails before anything is written. Example:
+
+      radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
+    """
+    check_input(input_path)
+    check_job_paths({"the input": input_path, "--vault": vault, "--key-file": key_file}, {"--output": output})
+    try:
+        found = load_key(key_file)
+        if found is None:
+            raise fail("reidentify needs the run's key: pass --key-file or set RADEID_KEY", EXIT_USAGE)
+        key, message = found
+        note(message)
+        rows, original_ids = read_vault_ids(vault, key)
+        options = ReadOptions(id_col=id_col, text_col=text_col)
+    except WrongKeyError as exc:
+        raise fail(str(exc), EXIT_WRONG_KEY) from None
+    except (VaultError, RadeidIOError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+    def job(on_batch: Any) -> Any:
+        return reidentify_path(
+            rows,
+            input_path,
+            output,
+            input_format=input_format,
+            options=options,
+            on_batch=on_batch,
+            original_ids=original_ids,
+        )
+
+    try:
+        summary = run_job(job, quiet, "re-identifying")
+    except VaultError as exc:
+        raise fail(str(exc), EXIT_FAILED) from None
+    if not quiet:
+        err.print(
+            f"restored {summary.documents} documents ({summary.spans} values) into {escape(str(output))}",
+            highlight=False,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add `radeid reidentify` to the command line."""
+    app.command()(reidentify)
