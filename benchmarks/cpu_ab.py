@@ -32,13 +32,13 @@ from synthetic import generate_reports  # noqa: E402
 from tree_cpu import run_tree  # noqa: E402
 
 # What pip writes as the `radeid` script, for a tree of either entry point (`radeid.__main__:main`
-# now, `radeid.cli.app:app` before). Workers run this file again as their main module, as they do
+# now, `radeid.cli:app` before). Workers run this file again as their main module, as they do
 # the real script, so its import cost counts as it does for a user.
 SCRIPT = """import sys
 try:
     from radeid.__main__ import main
 except ImportError:
-    from radeid.cli.app import app as main
+    from radeid.cli import app as main
 if __name__ == "__main__":
     sys.exit(main())
 """

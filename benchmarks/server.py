@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx  # noqa: E402
 from synthetic import generate_reports  # noqa: E402
 
-from radeid.cli.support import load_job_config  # noqa: E402
+from radeid.cli.options import load_job_config  # noqa: E402
 from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[1] / "src"
