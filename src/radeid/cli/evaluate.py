@@ -229,16 +229,10 @@ def evaluate(
       radeid evaluate synth.jsonl --resynthesize 50 --bootstrap 0 --json stability.json
     """
     out, err = _consoles()
-    _check_clashes(
-        err,
-        {"GOLD": gold_path, "PRED": pred_path, "--config": config, "--key-file": key_file},
-        {"--markdown": markdown, "--json": json_path, "--chart": chart},
-    )
-    _require(err, "numpy", *(["matplotlib"] if chart is not None else []))
-    cats, tokenize = _categories_and_tokenizer(categories, tokenizer)
-    if resynthesize_rounds and pred_path is not None:
-        raise fail("--resynthesize runs the pipeline itself: leave PRED out (use --config)", EXIT_USAGE)
-    master_key = _read_master_key(err, key_file)
+    cats, tokenize, master_key = _check_evaluate(
+        err, gold_path, pred_path, config, key_file, markdown, json_path, chart, categories, tokenizer,
+        resynthesize_rounds,
+    )  # fmt: skip
     gold = _read_gold(err, gold_path, gold_format, label_map, id_col, text_col)
     started = time.perf_counter()
     predicted, deid = _predict(err, gold, pred_path, pred_format, label_map, id_col, text_col, config, model, no_model,
@@ -252,6 +246,32 @@ def evaluate(
     if not quiet:
         _print_report(out, err, result, boot, resynthesis, errors, top, started)
     _write_report(result, boot, errors, resynthesis, markdown, json_path, chart)
+
+
+def _check_evaluate(
+    err: Console,
+    gold_path: Path,
+    pred_path: Path | None,
+    config: Path | None,
+    key_file: Path | None,
+    markdown: Path | None,
+    json_path: Path | None,
+    chart: Path | None,
+    categories: str | None,
+    tokenizer: str,
+    resynthesize_rounds: int,
+) -> tuple[list[Category] | None, Any, bytes | None]:
+    """evaluate's usage checks (paths, extras, options), in order; the categories, tokenizer and resynthesis key."""
+    _check_clashes(
+        err,
+        {"GOLD": gold_path, "PRED": pred_path, "--config": config, "--key-file": key_file},
+        {"--markdown": markdown, "--json": json_path, "--chart": chart},
+    )
+    _require(err, "numpy", *(["matplotlib"] if chart is not None else []))
+    cats, tokenize = _categories_and_tokenizer(categories, tokenizer)
+    if resynthesize_rounds and pred_path is not None:
+        raise fail("--resynthesize runs the pipeline itself: leave PRED out (use --config)", EXIT_USAGE)
+    return cats, tokenize, _read_master_key(err, key_file)
 
 
 def _categories_and_tokenizer(categories: str | None, tokenizer: str) -> tuple[list[Category] | None, Any]:
