@@ -8,13 +8,17 @@ file names and the gold fingerprint. Exit codes: 0 ok, 2 usage or input errors.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from radeid.cli.errors import fail
+
+if TYPE_CHECKING:
+    from radeid.core.document import Document
+    from radeid.detect.ensemble.combiner import Combiner
 
 __all__ = ["ensemble_app", "fit", "register"]
 
@@ -61,12 +65,22 @@ def fit(
       radeid ensemble fit gold.jsonl -o combiner.json --members rules,lexicon,transformer --model tree
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    from radeid.config.config import Config, ConfigError
-    from radeid.detect.ensemble.combiner import MODELS, gold_fingerprint
-    from radeid.detect.ensemble.training import fit_combiner
-    from radeid.evaluate.loading import load_gold
-    from radeid.evaluate.metrics import EvaluationInputError
-    from radeid.io.errors import RadeidIOError
+    names = _check_options(members, model, gold)
+    combiner, documents = _fit(gold, config, names, model, fmt, label_map, id_col, text_col)
+    try:
+        combiner.save(output)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror}") from None
+    units = sum(sum(c) for c in combiner.counts)
+    err.print(
+        f"fitted a {model} combiner of {', '.join(names)} on {len(documents)} documents ({units} tokens, "
+        f"{len(combiner.rows)} distinct feature rows, labels {', '.join(combiner.labels)}); wrote {escape(str(output))}"
+    )
+
+
+def _check_options(members: str, model: str, gold: list[Path]) -> list[str]:
+    """--members (distinct names), --model and the gold paths checked before any detector is built; the names."""
+    from radeid.detect.ensemble.combiner import MODELS
 
     names = [m.strip() for m in members.split(",") if m.strip()]
     if not names or len(set(names)) != len(names):
@@ -76,18 +90,29 @@ def fit(
     for path in gold:
         if not path.exists():
             raise fail(f"gold not found: {path}")
+    return names
+
+
+def _fit(
+    gold: list[Path],
+    config: Path | None,
+    names: list[str],
+    model: str,
+    fmt: str | None,
+    label_map: str | None,
+    id_col: str,
+    text_col: str,
+) -> tuple[Combiner, list[Document]]:
+    """Load the config and every gold file, then fit the combiner; any of their errors is one line (exit 2)."""
+    from radeid.config.config import Config, ConfigError
+    from radeid.detect.ensemble.combiner import gold_fingerprint
+    from radeid.detect.ensemble.training import fit_combiner
+    from radeid.evaluate.metrics import EvaluationInputError
+    from radeid.io.errors import RadeidIOError
+
     try:
         cfg = Config.load(config)
-        documents = []
-        ignored: dict[str, list[tuple[int, int]]] = {}
-        for path in gold:
-            found = load_gold(path, fmt, label_map=label_map, id_col=id_col, text_col=text_col)
-            if found.errors:
-                raise fail(f"{len(found.errors)} record(s) of {path} could not be read; fix them first")
-            documents.extend(found.documents)
-            ignored.update(found.ignored)
-        if not documents:
-            raise fail("no gold documents in " + ", ".join(str(p) for p in gold))
+        documents, ignored = _read_gold(gold, fmt, label_map, id_col, text_col)
         combiner = fit_combiner(
             cfg,
             documents,
@@ -98,15 +123,26 @@ def fit(
         )
     except (ConfigError, RadeidIOError, EvaluationInputError, ValueError) as exc:
         raise fail(str(exc)) from None
-    try:
-        combiner.save(output)
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {exc.strerror}") from None
-    units = sum(sum(c) for c in combiner.counts)
-    err.print(
-        f"fitted a {model} combiner of {', '.join(names)} on {len(documents)} documents ({units} tokens, "
-        f"{len(combiner.rows)} distinct feature rows, labels {', '.join(combiner.labels)}); wrote {escape(str(output))}"
-    )
+    return combiner, documents
+
+
+def _read_gold(
+    gold: list[Path], fmt: str | None, label_map: str | None, id_col: str, text_col: str
+) -> tuple[list[Document], dict[str, list[tuple[int, int]]]]:
+    """Every gold file's documents and ignored ranges; an unreadable record or no documents at all stops the fit."""
+    from radeid.evaluate.loading import load_gold
+
+    documents = []
+    ignored: dict[str, list[tuple[int, int]]] = {}
+    for path in gold:
+        found = load_gold(path, fmt, label_map=label_map, id_col=id_col, text_col=text_col)
+        if found.errors:
+            raise fail(f"{len(found.errors)} record(s) of {path} could not be read; fix them first")
+        documents.extend(found.documents)
+        ignored.update(found.ignored)
+    if not documents:
+        raise fail("no gold documents in " + ", ".join(str(p) for p in gold))
+    return documents, ignored
 
 
 def register(app: typer.Typer) -> None:

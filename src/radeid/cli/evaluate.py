@@ -21,7 +21,7 @@ from radeid.config.config import ConfigError
 from radeid.core.categories import Category
 from radeid.core.document import Document, Span
 from radeid.core.tokens import get_tokenizer
-from radeid.evaluate.errors_analysis import analyse_errors
+from radeid.evaluate.errors_analysis import ErrorAnalysis, analyse_errors
 from radeid.evaluate.loading import GoldSet, load_gold, load_predictions, strip_gold
 from radeid.evaluate.metrics import EvaluationInputError, EvaluationResult, evaluate_documents
 from radeid.io.errors import RadeidIOError
@@ -29,6 +29,7 @@ from radeid.io.formats import InputFormat
 
 if TYPE_CHECKING:
     from radeid.evaluate.bootstrap import BootstrapResult
+    from radeid.evaluate.compare import Comparison
     from radeid.evaluate.resynth import ResynthesisResult
 
 # Only the light modules are imported here: `register` runs whenever the main CLI starts, and the
@@ -228,96 +229,181 @@ def evaluate(
       radeid evaluate synth.jsonl --resynthesize 50 --bootstrap 0 --json stability.json
     """
     out, err = _consoles()
+    cats, tokenize, master_key = _check_evaluate(
+        err, gold_path, pred_path, config, key_file, markdown, json_path, chart, categories, tokenizer,
+        resynthesize_rounds,
+    )  # fmt: skip
+    gold = _read_gold(err, gold_path, gold_format, label_map, id_col, text_col)
+    started = time.perf_counter()
+    predicted, deid = _predict(err, gold, pred_path, pred_format, label_map, id_col, text_col, config, model, no_model,
+                               quiet)  # fmt: skip
+    result = _evaluate(err, gold, predicted, tokenize, cats, allow_unknown_ids, tokenizer)
+    boot = _bootstrap(result, n_bootstrap, seed, confidence)
+    resynthesis = _resynthesis(err, gold, deid, resynthesize_rounds, seed, master_key, tokenize, cats, quiet)
+    errors = analyse_errors(
+        gold.documents, predicted, ignored=gold.ignored, show_text=show_text, top=max(top, 1), tokenizer=tokenize
+    )
+    if not quiet:
+        _print_report(out, err, result, boot, resynthesis, errors, top, started)
+    _write_report(result, boot, errors, resynthesis, markdown, json_path, chart)
+
+
+def _check_evaluate(
+    err: Console,
+    gold_path: Path,
+    pred_path: Path | None,
+    config: Path | None,
+    key_file: Path | None,
+    markdown: Path | None,
+    json_path: Path | None,
+    chart: Path | None,
+    categories: str | None,
+    tokenizer: str,
+    resynthesize_rounds: int,
+) -> tuple[list[Category] | None, Any, bytes | None]:
+    """evaluate's usage checks (paths, extras, options), in order; the categories, tokenizer and resynthesis key."""
     _check_clashes(
         err,
         {"GOLD": gold_path, "PRED": pred_path, "--config": config, "--key-file": key_file},
         {"--markdown": markdown, "--json": json_path, "--chart": chart},
     )
     _require(err, "numpy", *(["matplotlib"] if chart is not None else []))
-    from radeid.evaluate.bootstrap import bootstrap
-    from radeid.evaluate.report import (
-        evaluation_json,
-        evaluation_markdown,
-        evaluation_rows,
-        print_errors,
-        print_evaluation,
-        print_resynthesis,
-        write_chart,
-    )
-    from radeid.evaluate.resynth import ResynthesisUnavailable, resynthesize
-
-    cats = _parse_categories(categories)
-    try:
-        tokenize = get_tokenizer(tokenizer)
-    except ValueError as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
+    cats, tokenize = _categories_and_tokenizer(categories, tokenizer)
     if resynthesize_rounds and pred_path is not None:
         raise fail("--resynthesize runs the pipeline itself: leave PRED out (use --config)", EXIT_USAGE)
-    master_key: bytes | None = None
-    if key_file is not None:
-        _check_path(key_file, "key file", err)
-        from radeid.secure.keys import load_key
+    return cats, tokenize, _read_master_key(err, key_file)
 
-        try:
-            found = load_key(key_file)  # read as every command reads a key (hex, base64:, passphrase, bytes)
-        except ValueError as exc:
-            raise fail(str(exc), EXIT_USAGE) from None
-        assert found is not None  # a key file was given
-        master_key = found[0]
-        if len(master_key) < 16:
-            raise fail("the key file must hold at least 16 bytes", EXIT_USAGE)
 
-    gold = _read_gold(err, gold_path, gold_format, label_map, id_col, text_col)
-    deid = None
-    started = time.perf_counter()
+def _categories_and_tokenizer(categories: str | None, tokenizer: str) -> tuple[list[Category] | None, Any]:
+    """--categories parsed and --tokenizer looked up; an unknown tokenizer is a usage error."""
+    cats = _parse_categories(categories)
+    try:
+        return cats, get_tokenizer(tokenizer)
+    except ValueError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+
+def _read_master_key(err: Console, key_file: Path | None) -> bytes | None:
+    """The resynthesis master key from --key-file (at least 16 bytes); None derives the keys from --seed."""
+    if key_file is None:
+        return None
+    _check_path(key_file, "key file", err)
+    from radeid.secure.keys import load_key
+
+    try:
+        found = load_key(key_file)  # read as every command reads a key (hex, base64:, passphrase, bytes)
+    except ValueError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    assert found is not None  # a key file was given
+    master_key = found[0]
+    if len(master_key) < 16:
+        raise fail("the key file must hold at least 16 bytes", EXIT_USAGE)
+    return master_key
+
+
+def _predict(
+    err: Console,
+    gold: GoldSet,
+    pred_path: Path | None,
+    pred_format: InputFormat | None,
+    label_map: str | None,
+    id_col: str,
+    text_col: str,
+    config: Path | None,
+    model: str | None,
+    no_model: bool,
+    quiet: bool,
+) -> tuple[dict[str, list[Span]], Any]:
+    """The predictions: read from PRED, else the pipeline run on the gold texts (also returned, for resynthesis)."""
     if pred_path is not None:
-        predicted = _read_predictions(err, pred_path, pred_format, label_map, id_col, text_col)
-    else:
-        deid = _load_pipeline(err, config, model, no_model)
-        if not quiet:
-            err.print(f"running the pipeline on {len(gold.documents):,} documents ...")
-        predicted = _run_pipeline(deid, gold.documents)
-    result = _evaluate(err, gold, predicted, tokenize, cats, allow_unknown_ids, tokenizer)
-
-    boot: BootstrapResult | None = None
-    if n_bootstrap:
-        boot = bootstrap(result, n_resamples=n_bootstrap, seed=seed, confidence=confidence)
-
-    resynthesis: ResynthesisResult | None = None
-    if resynthesize_rounds:
-        assert deid is not None
-
-        def progress(r: int, _: EvaluationResult) -> None:
-            if not quiet:
-                err.print(f"resynthesis round {r + 1}/{resynthesize_rounds} done", highlight=False)
-
-        try:
-            resynthesis = resynthesize(
-                gold.documents,
-                deid.detect,
-                resynthesize_rounds,
-                seed=seed,
-                master_key=master_key,
-                ignored=gold.ignored,
-                tokenizer=tokenize,
-                categories=cats,
-                batch_size=deid.config.pipeline.batch_size,
-                on_round=progress,
-            )
-        except ResynthesisUnavailable as exc:
-            raise fail(str(exc), EXIT_USAGE) from None
-
-    errors = analyse_errors(
-        gold.documents, predicted, ignored=gold.ignored, show_text=show_text, top=max(top, 1), tokenizer=tokenize
-    )
-
+        return _read_predictions(err, pred_path, pred_format, label_map, id_col, text_col), None
+    deid = _load_pipeline(err, config, model, no_model)
     if not quiet:
-        print_evaluation(out, result, boot)
-        if resynthesis is not None:
-            print_resynthesis(out, resynthesis)
-        if top:
-            print_errors(out, errors, top)
-        err.print(f"[dim]done in {time.perf_counter() - started:.1f} s[/]", markup=True)
+        err.print(f"running the pipeline on {len(gold.documents):,} documents ...")
+    return _run_pipeline(deid, gold.documents), deid
+
+
+def _bootstrap(result: EvaluationResult, n_bootstrap: int, seed: int, confidence: float) -> BootstrapResult | None:
+    """The bootstrap intervals over documents; None with --bootstrap 0."""
+    from radeid.evaluate.bootstrap import bootstrap
+
+    if not n_bootstrap:
+        return None
+    return bootstrap(result, n_resamples=n_bootstrap, seed=seed, confidence=confidence)
+
+
+def _resynthesis(
+    err: Console,
+    gold: GoldSet,
+    deid: Any,
+    rounds: int,
+    seed: int,
+    master_key: bytes | None,
+    tokenize: Any,
+    cats: list[Category] | None,
+    quiet: bool,
+) -> ResynthesisResult | None:
+    """The --resynthesize stability experiment (the pipeline re-run on new surrogates); None without it."""
+    from radeid.evaluate.resynth import ResynthesisUnavailable, resynthesize
+
+    if not rounds:
+        return None
+    assert deid is not None
+
+    def progress(r: int, _: EvaluationResult) -> None:
+        if not quiet:
+            err.print(f"resynthesis round {r + 1}/{rounds} done", highlight=False)
+
+    try:
+        return resynthesize(
+            gold.documents,
+            deid.detect,
+            rounds,
+            seed=seed,
+            master_key=master_key,
+            ignored=gold.ignored,
+            tokenizer=tokenize,
+            categories=cats,
+            batch_size=deid.config.pipeline.batch_size,
+            on_round=progress,
+        )
+    except ResynthesisUnavailable as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+
+def _print_report(
+    out: Console,
+    err: Console,
+    result: EvaluationResult,
+    boot: BootstrapResult | None,
+    resynthesis: ResynthesisResult | None,
+    errors: ErrorAnalysis,
+    top: int,
+    started: float,
+) -> None:
+    """The metrics, the resynthesis rounds and the top errors on stdout; the time taken on stderr."""
+    from radeid.evaluate.report import print_errors, print_evaluation, print_resynthesis
+
+    print_evaluation(out, result, boot)
+    if resynthesis is not None:
+        print_resynthesis(out, resynthesis)
+    if top:
+        print_errors(out, errors, top)
+    err.print(f"[dim]done in {time.perf_counter() - started:.1f} s[/]", markup=True)
+
+
+def _write_report(
+    result: EvaluationResult,
+    boot: BootstrapResult | None,
+    errors: ErrorAnalysis,
+    resynthesis: ResynthesisResult | None,
+    markdown: Path | None,
+    json_path: Path | None,
+    chart: Path | None,
+) -> None:
+    """--markdown, --json and --chart; a file that cannot be written is a usage error."""
+    from radeid.evaluate.report import evaluation_json, evaluation_markdown, evaluation_rows, write_chart
+
     try:
         if markdown is not None:
             markdown.write_text(evaluation_markdown(result, boot, errors, resynthesis), encoding="utf-8")
@@ -372,20 +458,10 @@ def compare(
     )
     _require(err, "numpy", "scipy")
     from radeid.evaluate.compare import compare as compare_results
-    from radeid.evaluate.report import clean_json, comparison_markdown, print_comparison
+    from radeid.evaluate.report import print_comparison
 
-    cats = _parse_categories(categories)
-    try:
-        tokenize = get_tokenizer(tokenizer)
-    except ValueError as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
-    if names:
-        parts = [p.strip() for p in names.split(",")]
-        if len(parts) != 2 or not all(parts):
-            raise typer.BadParameter("give two names separated by a comma, e.g. rules,hybrid", param_hint="--names")
-        display = (parts[0], parts[1])
-    else:
-        display = (pred_a.name, pred_b.name) if pred_a.name != pred_b.name else (str(pred_a), str(pred_b))
+    cats, tokenize = _categories_and_tokenizer(categories, tokenizer)
+    display = _display_names(names, pred_a, pred_b)
     gold = _read_gold(err, gold_path, gold_format, label_map, id_col, text_col)
     results = []
     for path in (pred_a, pred_b):
@@ -399,6 +475,25 @@ def compare(
     )
     if not quiet:
         print_comparison(out, comparison)
+    _write_comparison(comparison, results, markdown, json_path)
+
+
+def _display_names(names: str | None, pred_a: Path, pred_b: Path) -> tuple[str, str]:
+    """The two systems' names: --names 'A,B', else the file names (the full paths when those are the same)."""
+    if names:
+        parts = [p.strip() for p in names.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise typer.BadParameter("give two names separated by a comma, e.g. rules,hybrid", param_hint="--names")
+        return (parts[0], parts[1])
+    return (pred_a.name, pred_b.name) if pred_a.name != pred_b.name else (str(pred_a), str(pred_b))
+
+
+def _write_comparison(
+    comparison: Comparison, results: list[EvaluationResult], markdown: Path | None, json_path: Path | None
+) -> None:
+    """--markdown and --json; a file that cannot be written is a usage error."""
+    from radeid.evaluate.report import clean_json, comparison_markdown
+
     try:
         if markdown is not None:
             markdown.write_text(comparison_markdown(comparison), encoding="utf-8")

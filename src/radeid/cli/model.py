@@ -56,21 +56,7 @@ def export(
 ) -> None:
     """Export a token-classification model to ONNX and check it against PyTorch on sample text."""
     out, err = _consoles()
-    if quantize not in (None, "int8"):
-        raise fail(f"--quantize takes 'int8', not {quantize!r}", EXIT_USAGE)
-    missing = [m for m in ("torch", "transformers", "onnx", "onnxscript", "onnxruntime") if not _has(m)]
-    if missing:
-        raise fail(
-            f"export needs {', '.join(missing)}: pip install torch==2.13.0 first (a CPU build), "
-            "then pip install 'radeid[train]'",
-            EXIT_USAGE,
-        )
-    samples: list[str] | None = None
-    if sample_file:
-        try:
-            samples = [p.read_text(encoding="utf-8") for p in sample_file]
-        except OSError as exc:
-            raise fail(f"cannot read a sample file: {exc}", EXIT_USAGE) from None
+    samples = _check_export(quantize, sample_file)
 
     from radeid.detect.transformer import ModelLoadError
     from radeid.model.export import ExportError, export_model
@@ -95,6 +81,26 @@ def export(
     for line in report.lines():
         out.print(escape(line))
     out.print(f"wrote {escape(str(report.dst))} in {report.seconds:.1f}s")
+
+
+def _check_export(quantize: str | None, sample_file: list[Path] | None) -> list[str] | None:
+    """--quantize and the export extras checked, and the --sample-file texts read, before anything heavy loads."""
+    if quantize not in (None, "int8"):
+        raise fail(f"--quantize takes 'int8', not {quantize!r}", EXIT_USAGE)
+    missing = [m for m in ("torch", "transformers", "onnx", "onnxscript", "onnxruntime") if not _has(m)]
+    if missing:
+        raise fail(
+            f"export needs {', '.join(missing)}: pip install torch==2.13.0 first (a CPU build), "
+            "then pip install 'radeid[train]'",
+            EXIT_USAGE,
+        )
+    samples: list[str] | None = None
+    if sample_file:
+        try:
+            samples = [p.read_text(encoding="utf-8") for p in sample_file]
+        except OSError as exc:
+            raise fail(f"cannot read a sample file: {exc}", EXIT_USAGE) from None
+    return samples
 
 
 @model_app.command("info")

@@ -6,15 +6,16 @@ from __future__ import annotations
 import ipaddress
 import logging
 from pathlib import Path
-from typing import Annotated
+from types import ModuleType
+from typing import Annotated, Any
 
 import typer
 
 from radeid.cli.errors import fail
-from radeid.config.config import ConfigError
+from radeid.config.config import Config, ConfigError
 from radeid.pipeline.spec import MODES
 
-__all__ = ["is_loopback", "read_token", "register"]
+__all__ = ["is_loopback", "read_token", "register", "serve"]
 
 
 def is_loopback(host: str) -> bool:
@@ -42,82 +43,101 @@ def read_token(path: Path) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add `radeid serve` to the command line."""
+    app.command("serve")(serve)
 
-    @app.command("serve")
-    def serve(
-        host: Annotated[
-            str, typer.Option("--host", help="Address to bind; anything but loopback needs --token-file.")
-        ] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on.")] = 8000,
-        key_file: Annotated[
-            Path | None, typer.Option("--key-file", help="Key for surrogates (else $RADEID_KEY); never generated.")
-        ] = None,
-        token_file: Annotated[
-            Path | None,
-            typer.Option(
-                "--token-file", help="File holding the bearer token clients must send (required off loopback)."
-            ),
-        ] = None,
-        config: Annotated[
-            Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
-        ] = None,
-        no_model: Annotated[
-            bool, typer.Option("--no-model", help="Rules and word lists only: no transformer model.")
-        ] = False,
-        mode: Annotated[
-            str | None,
-            typer.Option("--mode", "-m", help=f"Default replace.mode: {', '.join(MODES)} (a request may override)."),
-        ] = None,
-        max_request_mb: Annotated[
-            float, typer.Option("--max-request-mb", min=0.001, help="Largest request body, in MiB (413 above).")
-        ] = 10.0,
-        max_documents: Annotated[
-            int, typer.Option("--max-documents", min=1, help="Most documents in one request (422 above).")
-        ] = 256,
-    ) -> None:
-        """Serve de-identification over HTTP: POST /v1/deidentify, POST /v1/detect, GET /v1/health, GET /v1/info.
 
-        The pipeline (the same config as `radeid deid`) loads once at start-up. Binds to 127.0.0.1;
-        any other address needs --token-file. Document text is never logged.
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; anything but loopback needs --token-file.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on.")] = 8000,
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="Key for surrogates (else $RADEID_KEY); never generated.")
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", help="File holding the bearer token clients must send (required off loopback)."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
+    ] = None,
+    no_model: Annotated[
+        bool, typer.Option("--no-model", help="Rules and word lists only: no transformer model.")
+    ] = False,
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", "-m", help=f"Default replace.mode: {', '.join(MODES)} (a request may override)."),
+    ] = None,
+    max_request_mb: Annotated[
+        float, typer.Option("--max-request-mb", min=0.001, help="Largest request body, in MiB (413 above).")
+    ] = 10.0,
+    max_documents: Annotated[
+        int, typer.Option("--max-documents", min=1, help="Most documents in one request (422 above).")
+    ] = 256,
+) -> None:
+    """Serve de-identification over HTTP: POST /v1/deidentify, POST /v1/detect, GET /v1/health, GET /v1/info.
 
-        Examples:
+    The pipeline (the same config as `radeid deid`) loads once at start-up. Binds to 127.0.0.1;
+    any other address needs --token-file. Document text is never logged.
 
-          radeid serve --key-file site.key --port 8000
+    Examples:
 
-          radeid serve --host 0.0.0.0 --port 8443 --key-file site.key --token-file api.token --no-model
-        """
-        from radeid.cli.options import job_overrides, load_job_config
-        from radeid.secure.keys import load_key
+      radeid serve --key-file site.key --port 8000
 
-        try:
-            import fastapi  # noqa: F401
-            import uvicorn
-        except ImportError:
-            raise fail("radeid serve needs FastAPI and uvicorn: pip install 'radeid[server]'") from None
-        if token_file is None and not is_loopback(host):
-            raise fail(
-                f"--host {host} is not a loopback address: pass --token-file (a bearer token clients must send), "
-                "or bind to 127.0.0.1"
-            )
-        try:
-            token = read_token(token_file) if token_file is not None else None
-            cfg = load_job_config(config, job_overrides(mode=mode, key_file=key_file), no_model=no_model)
-            found = load_key(cfg.io.key_file or None)
-            if found and found[1]:
-                typer.echo(found[1], err=True)
-            from radeid.server.app import create_app
+      radeid serve --host 0.0.0.0 --port 8443 --key-file site.key --token-file api.token --no-model
+    """
+    uvicorn = _require_server()
+    if token_file is None and not is_loopback(host):
+        raise fail(
+            f"--host {host} is not a loopback address: pass --token-file (a bearer token clients must send), "
+            "or bind to 127.0.0.1"
+        )
+    api, cfg, token = _build_app(config, mode, key_file, no_model, token_file, max_request_mb, max_documents)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    auth = "bearer token required" if token else "no token (loopback only)"
+    typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
+    # uvicorn's access log is off: radeid logs method, path, status and time itself, never text.
+    uvicorn.run(api, host=host, port=port, access_log=False, log_level="info", server_header=False)
 
-            api = create_app(
-                cfg,
-                found[0] if found else None,
-                token=token,
-                max_request_bytes=int(max_request_mb * 1024 * 1024),
-                max_documents=max_documents,
-            )
-        except (ConfigError, OSError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        auth = "bearer token required" if token else "no token (loopback only)"
-        typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
-        # uvicorn's access log is off: radeid logs method, path, status and time itself, never text.
-        uvicorn.run(api, host=host, port=port, access_log=False, log_level="info", server_header=False)
+
+def _require_server() -> ModuleType:
+    """FastAPI and uvicorn are an extra: without them, an error that says how to install them; else uvicorn."""
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError:
+        raise fail("radeid serve needs FastAPI and uvicorn: pip install 'radeid[server]'") from None
+    return uvicorn
+
+
+def _build_app(
+    config: Path | None,
+    mode: str | None,
+    key_file: Path | None,
+    no_model: bool,
+    token_file: Path | None,
+    max_request_mb: float,
+    max_documents: int,
+) -> tuple[Any, Config, str | None]:
+    """The token, the job's config and key, and the app built once; any of their errors is one line."""
+    from radeid.cli.options import job_overrides, load_job_config
+    from radeid.secure.keys import load_key
+
+    try:
+        token = read_token(token_file) if token_file is not None else None
+        cfg = load_job_config(config, job_overrides(mode=mode, key_file=key_file), no_model=no_model)
+        found = load_key(cfg.io.key_file or None)
+        if found and found[1]:
+            typer.echo(found[1], err=True)
+        from radeid.server.app import create_app
+
+        api = create_app(
+            cfg,
+            found[0] if found else None,
+            token=token,
+            max_request_bytes=int(max_request_mb * 1024 * 1024),
+            max_documents=max_documents,
+        )
+    except (ConfigError, OSError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    return api, cfg, token

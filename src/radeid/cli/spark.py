@@ -4,13 +4,13 @@ main CLI with `register(app)`. PySpark is imported only when the command runs.""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
 from radeid.cli.options import ModeOpt
-from radeid.config.config import ConfigError
+from radeid.config.config import Config, ConfigError
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
 from radeid.spark.dataframe import (
@@ -20,7 +20,7 @@ from radeid.spark.dataframe import (
     spark_deidentify_files,
 )
 
-__all__ = ["register"]
+__all__ = ["register", "spark_deid"]
 
 
 def _spark_message(exc: Exception) -> str:
@@ -36,139 +36,190 @@ def _spark_message(exc: Exception) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add `radeid spark-deid` to the command line."""
+    app.command("spark-deid")(spark_deid)
 
-    @app.command("spark-deid")
-    def spark_deid(
-        input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
-        output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
-        mode: ModeOpt = None,
-        key_file: Annotated[
-            Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
-        ] = None,
-        config: Annotated[
-            Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
-        ] = None,
-        input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet or jsonl.")] = None,
-        output_format: Annotated[
-            str | None, typer.Option("--output-format", help="parquet or jsonl (default: the input's).")
-        ] = None,
-        audit: Annotated[
-            str | None, typer.Option("--audit", help="Audit JSONL folder (default: OUTPUT.audit).")
-        ] = None,
-        no_audit: Annotated[bool, typer.Option("--no-audit", help="Do not write the audit.")] = False,
-        id_col: Annotated[str | None, typer.Option("--id-col", help="io.id_col ('id').")] = None,
-        text_col: Annotated[str | None, typer.Option("--text-col", help="io.text_col ('text').")] = None,
-        patient_col: Annotated[str | None, typer.Option("--patient-col", help="io.patient_col.")] = None,
-        keep_column: Annotated[list[str] | None, typer.Option("--keep-column", help="Copy to the output.")] = None,
-        master: Annotated[
-            str | None, typer.Option("--master", help="Spark master (default: spark-submit's, else local[*]).")
-        ] = None,
-        partitions: Annotated[
-            int | None,
-            typer.Option(
-                "--partitions", min=1, help="Repartition the input (a shuffle: original text goes to --local-dir)."
-            ),
-        ] = None,
-        local_dir: Annotated[
-            Path | None,
-            typer.Option(
-                "--local-dir",
-                help="Spark scratch folder for shuffle/spill files, which hold original text (default: /tmp). "
-                "Use a private folder.",
-            ),
-        ] = None,
-        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
-        on_error: Annotated[
-            str | None,
-            typer.Option("--on-error", help="fail: stop at a document the pipeline fails on; skip: leave it out."),
-        ] = None,
-        pseudonymize_ids: Annotated[
-            bool | None,
-            typer.Option(
-                "--pseudonymize-ids/--keep-ids",
-                help="Write document ids as keyed pseudonyms (doc-3f9a...), as radeid deid does; else as they are.",
-            ),
-        ] = None,
-    ) -> None:
-        """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
-        Example:
+def spark_deid(
+    input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
+    output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
+    mode: ModeOpt = None,
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
+    ] = None,
+    input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet or jsonl.")] = None,
+    output_format: Annotated[
+        str | None, typer.Option("--output-format", help="parquet or jsonl (default: the input's).")
+    ] = None,
+    audit: Annotated[str | None, typer.Option("--audit", help="Audit JSONL folder (default: OUTPUT.audit).")] = None,
+    no_audit: Annotated[bool, typer.Option("--no-audit", help="Do not write the audit.")] = False,
+    id_col: Annotated[str | None, typer.Option("--id-col", help="io.id_col ('id').")] = None,
+    text_col: Annotated[str | None, typer.Option("--text-col", help="io.text_col ('text').")] = None,
+    patient_col: Annotated[str | None, typer.Option("--patient-col", help="io.patient_col.")] = None,
+    keep_column: Annotated[list[str] | None, typer.Option("--keep-column", help="Copy to the output.")] = None,
+    master: Annotated[
+        str | None, typer.Option("--master", help="Spark master (default: spark-submit's, else local[*]).")
+    ] = None,
+    partitions: Annotated[
+        int | None,
+        typer.Option(
+            "--partitions", min=1, help="Repartition the input (a shuffle: original text goes to --local-dir)."
+        ),
+    ] = None,
+    local_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--local-dir",
+            help="Spark scratch folder for shuffle/spill files, which hold original text (default: /tmp). "
+            "Use a private folder.",
+        ),
+    ] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
+    on_error: Annotated[
+        str | None,
+        typer.Option("--on-error", help="fail: stop at a document the pipeline fails on; skip: leave it out."),
+    ] = None,
+    pseudonymize_ids: Annotated[
+        bool | None,
+        typer.Option(
+            "--pseudonymize-ids/--keep-ids",
+            help="Write document ids as keyed pseudonyms (doc-3f9a...), as radeid deid does; else as they are.",
+        ),
+    ] = None,
+) -> None:
+    """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
-          radeid spark-deid notes.parquet deid/ --master "local[2]" --key-file site.key
+    Example:
 
-          spark-submit --master yarn "$(python -c 'import radeid.__main__ as m; print(m.__file__)')" \\
-            spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
-        """
-        from radeid.cli.options import job_overrides, load_job_config
-        from radeid.io.paths import PathConflictError, check_paths
-        from radeid.secure.keys import ENV_VAR, load_key
+      radeid spark-deid notes.parquet deid/ --master "local[2]" --key-file site.key
 
-        overlay = job_overrides(
-            mode=mode, key_file=key_file, input_format=input_format, output_format=output_format, audit=audit,
-            id_col=id_col, text_col=text_col, patient_col=patient_col, keep_column=keep_column, on_error=on_error,
-            pseudonymize_ids=pseudonymize_ids,
+      spark-submit --master yarn "$(python -c 'import radeid.__main__ as m; print(m.__file__)')" \\
+        spark-deid hdfs:///notes/ hdfs:///deid/ --key-file site.key
+    """
+    from radeid.cli.options import job_overrides
+
+    overlay = job_overrides(
+        mode=mode, key_file=key_file, input_format=input_format, output_format=output_format, audit=audit,
+        id_col=id_col, text_col=text_col, patient_col=patient_col, keep_column=keep_column, on_error=on_error,
+        pseudonymize_ids=pseudonymize_ids,
+    )  # fmt: skip
+    cfg, found, audit_path = _load_job(config, overlay, output_path, no_audit)
+    spec = _check_job(cfg, found, input_path, output_path, audit_path, config, local_dir)
+    if found and found[1]:
+        typer.echo(found[1], err=True)
+    _require_pyspark()
+    skipped: list[tuple[str, str]] = []
+    count = _run_job(cfg, spec, input_path, output_path, audit_path, master, local_dir, partitions, overwrite, skipped)
+    _report(skipped, count, output_path)
+
+
+def _load_job(
+    config: Path | None, overlay: dict[str, Any], output_path: str, no_audit: bool
+) -> tuple[Config, tuple[bytes, str] | None, str | None]:
+    """The job's config, its key and audit folder: a usage error (exit 2) before Spark starts, never a generated key."""
+    from radeid.cli.options import load_job_config
+    from radeid.secure.keys import ENV_VAR, load_key
+
+    try:
+        cfg = load_job_config(config, overlay)
+        io = cfg.io
+        audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
+        keyed = cfg.replace.mode in KEYED_MODES or io.pseudonymize_ids
+        found = load_key(io.key_file or None) if keyed else None
+        if keyed and found is None:  # never a generated key: a cluster's files
+            what = "surrogate mode" if cfg.replace.mode in KEYED_MODES else "--pseudonymize-ids"
+            raise ConfigError(f"{what} on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)")
+    except (ConfigError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    return cfg, found, audit_path
+
+
+def _check_job(
+    cfg: Config,
+    found: tuple[bytes, str] | None,
+    input_path: str,
+    output_path: str,
+    audit_path: str | None,
+    config: Path | None,
+    local_dir: Path | None,
+) -> PipelineSpec:
+    """Local paths checked against each other (cluster URIs are Spark's to check) and the pipeline built."""
+    from radeid.io.paths import PathConflictError, check_paths
+
+    io = cfg.io
+    local = {
+        name: Path(p)
+        for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
+        if p is not None and "://" not in p
+    }  # fmt: skip (cluster URIs are Spark's to check)
+    try:
+        check_paths(
+            {"INPUT": local.get("INPUT"), "--key-file": Path(io.key_file) if io.key_file else None,
+             "--config": config},
+            {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
         )  # fmt: skip
-        try:
-            cfg = load_job_config(config, overlay)
-            io = cfg.io
-            audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
-            keyed = cfg.replace.mode in KEYED_MODES or io.pseudonymize_ids
-            found = load_key(io.key_file or None) if keyed else None
-            if keyed and found is None:  # never a generated key: a cluster's files
-                what = "surrogate mode" if cfg.replace.mode in KEYED_MODES else "--pseudonymize-ids"
-                raise ConfigError(f"{what} on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)")
-        except (ConfigError, OSError, ValueError) as exc:
-            raise fail(str(exc), EXIT_USAGE) from None
-        local = {
-            name: Path(p)
-            for name, p in (("INPUT", input_path), ("OUTPUT", output_path), ("--audit", audit_path))
-            if p is not None and "://" not in p
-        }  # fmt: skip (cluster URIs are Spark's to check)
-        try:
-            check_paths(
-                {"INPUT": local.get("INPUT"), "--key-file": Path(io.key_file) if io.key_file else None,
-                 "--config": config},
-                {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
-            )  # fmt: skip
-            spec = PipelineSpec(cfg, found[0] if found else None)
-        except (PathConflictError, ConfigError) as exc:
-            raise fail(str(exc), EXIT_USAGE) from None
-        if found and found[1]:
-            typer.echo(found[1], err=True)
-        try:
-            import pyspark  # noqa: F401
-        except ImportError:
-            raise fail("spark-deid needs PySpark: pip install 'radeid[spark]'", EXIT_USAGE) from None
-        from pyspark.errors import PySparkException
+        return PipelineSpec(cfg, found[0] if found else None)
+    except (PathConflictError, ConfigError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
 
-        spark = _spark_session(master, local_dir)
-        skipped: list[tuple[str, str]] = []
-        try:
-            count = spark_deidentify_files(
-                spark,
-                input_path,
-                output_path,
-                spec=spec,
-                input_format=io.format or None,
-                output_format=io.output_format or None,
-                id_col=io.id_col,
-                text_col=io.text_col,
-                patient_col=io.patient_col or None,
-                keep_columns=io.keep_columns,
-                audit_path=audit_path,
-                partitions=partitions,
-                overwrite=overwrite,
-                on_error=io.on_error,
-                skipped=skipped,
-            )
-        except ConfigError as exc:
-            raise fail(str(exc), EXIT_USAGE) from None
-        except SparkInputError as exc:
-            raise fail(str(exc), EXIT_FAILED) from None
-        except PySparkException as exc:  # e.g. the output exists, a path cannot be read
-            raise fail(_spark_message(exc), EXIT_FAILED) from None
-        for doc_id, error in skipped[:20]:
-            typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
-        if len(skipped) > 20:
-            typer.echo(f"... and {len(skipped) - 20} more skipped documents", err=True)
-        typer.echo(f"de-identified {count} documents -> {output_path}", err=True)
+
+def _require_pyspark() -> None:
+    """PySpark is an extra: without it, a usage error that says how to install it."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise fail("spark-deid needs PySpark: pip install 'radeid[spark]'", EXIT_USAGE) from None
+
+
+def _run_job(
+    cfg: Config,
+    spec: PipelineSpec,
+    input_path: str,
+    output_path: str,
+    audit_path: str | None,
+    master: str | None,
+    local_dir: Path | None,
+    partitions: int | None,
+    overwrite: bool,
+    skipped: list[tuple[str, str]],
+) -> int:
+    """Run the job on a Spark session; Spark's and radeid's errors become one line and an exit code."""
+    from pyspark.errors import PySparkException
+
+    io = cfg.io
+    spark = _spark_session(master, local_dir)
+    try:
+        return spark_deidentify_files(
+            spark,
+            input_path,
+            output_path,
+            spec=spec,
+            input_format=io.format or None,
+            output_format=io.output_format or None,
+            id_col=io.id_col,
+            text_col=io.text_col,
+            patient_col=io.patient_col or None,
+            keep_columns=io.keep_columns,
+            audit_path=audit_path,
+            partitions=partitions,
+            overwrite=overwrite,
+            on_error=io.on_error,
+            skipped=skipped,
+        )
+    except ConfigError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    except SparkInputError as exc:
+        raise fail(str(exc), EXIT_FAILED) from None
+    except PySparkException as exc:  # e.g. the output exists, a path cannot be read
+        raise fail(_spark_message(exc), EXIT_FAILED) from None
+
+
+def _report(skipped: list[tuple[str, str]], count: int, output_path: str) -> None:
+    """The skipped documents (the first 20, then a count) and the total, on stderr."""
+    for doc_id, error in skipped[:20]:
+        typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
+    if len(skipped) > 20:
+        typer.echo(f"... and {len(skipped) - 20} more skipped documents", err=True)
+    typer.echo(f"de-identified {count} documents -> {output_path}", err=True)

@@ -10,13 +10,16 @@ import hashlib
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from radeid.synth.generate import SynthOptions
 
 __all__ = ["augment_command", "register", "synth_command"]
 
@@ -77,17 +80,31 @@ def synth_command(
 
       radeid synth -n 1000 -o cxr.jsonl --openi-carrier openi_iu_reports.dev.jsonl --kinds openi_chest_xray
     """
-    from radeid.synth.generate import SynthOptions, generate
-    from radeid.synth.goldio import write_gold_jsonl
-    from radeid.synth.kinds import KINDS
-
     if list_kinds:
+        from radeid.synth.kinds import KINDS
+
         Console(highlight=False).print("\n".join(KINDS))
         return
+    options = _synth_options(seed, kinds, upper_rate, wrap_rate, typo_rate, openi_carrier, extras)
+    _write_synth(n, options, start, output)
+
+
+def _synth_options(
+    seed: int,
+    kinds: list[str] | None,
+    upper_rate: float,
+    wrap_rate: float,
+    typo_rate: float,
+    openi_carrier: Path | None,
+    extras: float,
+) -> SynthOptions:
+    """The generator's options, checked (the Open-i file must exist; a bad kind or rate is a usage error)."""
+    from radeid.synth.generate import SynthOptions
+
     if openi_carrier is not None and not openi_carrier.is_file():
         raise fail(f"Open-i carrier file not found: {openi_carrier}", EXIT_USAGE)
     try:
-        options = SynthOptions(
+        return SynthOptions(
             seed=seed,
             kinds=_kinds(kinds),
             upper_rate=upper_rate,
@@ -98,6 +115,13 @@ def synth_command(
         )
     except ValueError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+
+
+def _write_synth(n: int, options: SynthOptions, start: int, output: Path) -> None:
+    """Generate and write the documents, then say how many and how fast on stderr; a generator error exits 1."""
+    from radeid.synth.generate import generate
+    from radeid.synth.goldio import write_gold_jsonl
+
     began = time.perf_counter()
     try:
         count = write_gold_jsonl(generate(n, options, start=start), output)
@@ -138,27 +162,53 @@ def augment_command(
 
       radeid augment gold/ -o gold_aug.jsonl --format brat --copies 5 --key-file site.key --typos 0.05
     """
-    from radeid.replace.surrogate import SurrogateOptions
-    from radeid.secure.keys import resolve_key
-    from radeid.synth.augment import AugmentOptions, augment
-    from radeid.synth.goldio import GoldDataError, read_gold, write_gold_jsonl
+    _check_augment_paths(input_path, output, key_file, seed)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    key = _augment_key(err, key_file, seed, output)
+    _write_augment(err, input_path, output, fmt, label_map, key, copies, typos, no_original)
 
+
+def _check_augment_paths(input_path: Path, output: Path, key_file: Path | None, seed: int | None) -> None:
+    """One key source at most; the input must exist and the output must not be the input."""
     if key_file is not None and seed is not None:
         raise fail("give --key-file or --seed, not both", EXIT_USAGE)
     if not input_path.exists():
         raise fail(f"input not found: {input_path}", EXIT_USAGE)
     if output.exists() and output.resolve() == input_path.resolve():
         raise fail("the output would overwrite the input", EXIT_USAGE)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _augment_key(err: Console, key_file: Path | None, seed: int | None, output: Path) -> bytes:
+    """The surrogate key: derived from --seed (reproducible), else read or made as every command does."""
+    from radeid.secure.keys import resolve_key
+
     if seed is not None:
-        key = hashlib.sha256(f"radeid-augment-seed:{seed}".encode()).digest()
-    else:
-        try:
-            key, note = resolve_key(key_file, output.resolve().parent)
-        except ValueError as exc:
-            raise fail(str(exc), EXIT_USAGE) from None
-        if note:
-            err.print(escape(note))
+        return hashlib.sha256(f"radeid-augment-seed:{seed}".encode()).digest()
+    try:
+        key, note = resolve_key(key_file, output.resolve().parent)
+    except ValueError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    if note:
+        err.print(escape(note))
+    return key
+
+
+def _write_augment(
+    err: Console,
+    input_path: Path,
+    output: Path,
+    fmt: str | None,
+    label_map: str | None,
+    key: bytes,
+    copies: int,
+    typos: float,
+    no_original: bool,
+) -> None:
+    """Re-render and write the documents, then the counts on stderr; bad input data exits 1."""
+    from radeid.replace.surrogate import SurrogateOptions
+    from radeid.synth.augment import AugmentOptions, augment
+    from radeid.synth.goldio import GoldDataError, read_gold, write_gold_jsonl
+
     options = AugmentOptions(
         copies=copies, typo_rate=typos, keep_original=not no_original, surrogate=SurrogateOptions()
     )

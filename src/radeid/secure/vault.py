@@ -444,17 +444,9 @@ def read_vault_ids(
                 if seq == _DOC_SEQ:
                     if tag in heads or cols["doc_id"][i] is None:
                         raise altered
-                    pid_blob = cols["patient_id"][i]
-                    doc_id = keys.open(cols["doc_id"][i], "doc_id", row)
-                    heads[tag] = (
-                        doc_id,
-                        keys.open(pid_blob, "patient_id", row) if pid_blob is not None else None,
-                        int(keys.open(cols["original"][i], "original", row)),
-                    )
-                    if has_original_ids:  # format 3: on every document row, "" when not pseudonymized
-                        before = keys.open(cols["original_id"][i], "original_id", row)
-                        if before:
-                            original_ids[doc_id] = before
+                    heads[tag], before = _document_row(keys, cols, i, row, has_original_ids)
+                    if before:
+                        original_ids[heads[tag][0]] = before
                     continue
                 values: dict[str, Any] = dict(zip(names, row[2:], strict=True))
                 rows.setdefault(tag, []).append(
@@ -464,6 +456,33 @@ def read_vault_ids(
         raise altered from None
     if trailer != f"{docs},{total}":
         raise altered  # a document or rows were dropped, or the file was cut short
+    return _by_document(keys, heads, rows, altered), original_ids
+
+
+def _document_row(
+    keys: _Keys, cols: dict[str, list[Any]], i: int, row: tuple[object, ...], has_original_ids: bool
+) -> tuple[tuple[str, str | None, int], str]:
+    """A document row opened: (doc id, patient id, row count), and its original id ("" when not pseudonymized)."""
+    pid_blob = cols["patient_id"][i]
+    doc_id = keys.open(cols["doc_id"][i], "doc_id", row)
+    head = (
+        doc_id,
+        keys.open(pid_blob, "patient_id", row) if pid_blob is not None else None,
+        int(keys.open(cols["original"][i], "original", row)),
+    )
+    before = ""
+    if has_original_ids:  # format 3: on every document row, "" when not pseudonymized
+        before = keys.open(cols["original_id"][i], "original_id", row)
+    return head, before
+
+
+def _by_document(
+    keys: _Keys,
+    heads: dict[str, tuple[str, str | None, int]],
+    rows: dict[str, list[VaultRow]],
+    altered: VaultError,
+) -> dict[str, list[VaultRow]]:
+    """Each document's rows under its id, checked complete (seq 0..n-1) and bound to its tag; else `altered`."""
     out: dict[str, list[VaultRow]] = {}
     if rows.keys() - heads.keys():
         raise altered  # replacement rows of a document without its document row
@@ -474,7 +493,7 @@ def read_vault_ids(
         if doc_id in out:
             raise altered
         out[doc_id] = [_with_ids(r, doc_id, patient) for r in mine]
-    return out, original_ids
+    return out
 
 
 def _with_ids(row: VaultRow, doc_id: str, patient_id: str | None) -> VaultRow:

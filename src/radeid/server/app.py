@@ -376,12 +376,6 @@ def create_app(
     if token is not None and not token.strip():
         raise ConfigError("the bearer token is empty")
     pipelines = _Pipelines(config, key)
-    batch_size = config.pipeline.batch_size
-    errors: dict[int | str, dict[str, Any]] = {
-        401: {"model": ErrorBody, "description": "Missing or wrong bearer token."},
-        413: {"model": ErrorBody, "description": "Request body over the size limit."},
-        422: {"model": ValidationErrorBody, "description": "Invalid request (no input is echoed)."},
-    }
     api = FastAPI(
         title="radeid",
         version=__version__,
@@ -390,7 +384,15 @@ def create_app(
         redoc_url=None,
     )
     api.add_exception_handler(RequestValidationError, _validation_error)
-    info = Info(
+    info = _info(config, key, token, max_request_bytes, max_documents)
+    _add_routes(api, pipelines, info, config.pipeline.batch_size, max_documents)
+    api.add_middleware(_Guard, max_bytes=max_request_bytes, token=token)
+    return api
+
+
+def _info(config: Config, key: bytes | None, token: str | None, max_request_bytes: int, max_documents: int) -> Info:
+    """What GET /v1/info answers: fixed at start-up (versions, model, modes, limits, whether a token is needed)."""
+    return Info(
         radeid=__version__,
         model=_model_info(config),
         detectors=list(config.pipeline.detectors),
@@ -399,9 +401,20 @@ def create_app(
         default_mode=config.replace.mode,
         keyed=key is not None,
         config_digest=config_digest(config),
-        limits=Limits(max_request_bytes=max_request_bytes, max_documents=max_documents, batch_size=batch_size),
+        limits=Limits(
+            max_request_bytes=max_request_bytes, max_documents=max_documents, batch_size=config.pipeline.batch_size
+        ),
         auth=token is not None,
     )
+
+
+def _add_routes(api: FastAPI, pipelines: _Pipelines, info: Info, batch_size: int, max_documents: int) -> None:
+    """The four endpoints (health, info, deidentify, detect), in the order the schema lists them."""
+    errors: dict[int | str, dict[str, Any]] = {
+        401: {"model": ErrorBody, "description": "Missing or wrong bearer token."},
+        413: {"model": ErrorBody, "description": "Request body over the size limit."},
+        422: {"model": ValidationErrorBody, "description": "Invalid request (no input is echoed)."},
+    }
 
     def check_count(documents: Sequence[DocumentIn]) -> None:
         if len(documents) > max_documents:
@@ -441,6 +454,3 @@ def create_app(
             except Exception as exc:
                 raise _failure(exc, "detection") from None
         return DetectResponse(documents=out)
-
-    api.add_middleware(_Guard, max_bytes=max_request_bytes, token=token)
-    return api

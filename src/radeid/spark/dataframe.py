@@ -141,51 +141,84 @@ def _deid_partition(
     """
     from pyspark import TaskContext
 
-    from radeid.io.ids import pseudonymize_id
-    from radeid.run.batch import deidentify_each
-
     context = TaskContext.get()
     cpus = context.cpus() if context is not None and hasattr(context, "cpus") else 1
     deid = _pipeline(spec.with_threads(cpus), cache_key)  # a model: the task's cores (spark.task.cpus)
     for frame in frames:
-        texts = frame[text_col].tolist()
-        ids = frame[id_col].tolist()
-        patients = frame[patient_col].tolist() if patient_col else [None] * len(texts)
-        out_texts: list[str | None] = [None] * len(texts)
-        spans: list[list[dict[str, Any]]] = [[] for _ in texts]
-        errors: list[str | None] = [None] * len(texts)
-        todo = [
-            (i, Document(_as_id(ids[i]) or "", text, _as_id(patients[i])))
-            for i, text in enumerate(texts)
-            if isinstance(text, str)
-        ]
-        shown: list[Any] = ids
-        if id_key is not None:
-            shown = [None if (x := _as_id(v)) is None else pseudonymize_id(id_key, x) for v in ids]
-        for start in range(0, len(todo), batch_size):
-            chunk = todo[start : start + batch_size]
-            results, failed = deidentify_each(deid, [doc for _, doc in chunk], on_error)  # type: ignore[arg-type]
-            bad = {index for index, _ in failed}
-            for index, exc in failed:
-                i, doc = chunk[index]
-                if on_error == "fail":
-                    raise SparkDocumentError(
-                        f"document {shown[i]!r}: {type(exc).__name__} while de-identifying; "
-                        "rerun with --on-error skip to leave it out"
-                    ) from None
-                errors[i] = type(exc).__name__
-            good = [pair for n, pair in enumerate(chunk) if n not in bad]
-            for (i, _doc), result in zip(good, results, strict=True):
-                out_texts[i] = result.text
-                spans[i] = span_rows(result)
-        out = frame.copy()
-        if id_key is not None:
-            out[id_col] = shown
-        out[output_col] = out_texts
-        out[spans_col] = spans
-        if error_col:
-            out[error_col] = errors
-        yield out
+        yield _deid_frame(deid, frame, text_col=text_col, id_col=id_col, patient_col=patient_col,
+                          output_col=output_col, spans_col=spans_col, error_col=error_col, batch_size=batch_size,
+                          on_error=on_error, id_key=id_key)  # fmt: skip
+
+
+def _deid_frame(
+    deid: Deidentifier,
+    frame: pd.DataFrame,
+    *,
+    text_col: str,
+    id_col: str,
+    patient_col: str | None,
+    output_col: str,
+    spans_col: str,
+    error_col: str | None,
+    batch_size: int,
+    on_error: str,
+    id_key: bytes | None,
+) -> pd.DataFrame:
+    """One Arrow batch de-identified: a copy of `frame` with the output text, spans, errors (and pseudonymous ids)."""
+    from radeid.io.ids import pseudonymize_id
+
+    texts = frame[text_col].tolist()
+    ids = frame[id_col].tolist()
+    patients = frame[patient_col].tolist() if patient_col else [None] * len(texts)
+    out_texts: list[str | None] = [None] * len(texts)
+    spans: list[list[dict[str, Any]]] = [[] for _ in texts]
+    errors: list[str | None] = [None] * len(texts)
+    todo = [
+        (i, Document(_as_id(ids[i]) or "", text, _as_id(patients[i])))
+        for i, text in enumerate(texts)
+        if isinstance(text, str)
+    ]
+    shown: list[Any] = ids
+    if id_key is not None:
+        shown = [None if (x := _as_id(v)) is None else pseudonymize_id(id_key, x) for v in ids]
+    for start in range(0, len(todo), batch_size):
+        _deid_chunk(deid, todo[start : start + batch_size], on_error, shown, out_texts, spans, errors)
+    out = frame.copy()
+    if id_key is not None:
+        out[id_col] = shown
+    out[output_col] = out_texts
+    out[spans_col] = spans
+    if error_col:
+        out[error_col] = errors
+    return out
+
+
+def _deid_chunk(
+    deid: Deidentifier,
+    chunk: list[tuple[int, Document]],
+    on_error: str,
+    shown: list[Any],
+    out_texts: list[str | None],
+    spans: list[list[dict[str, Any]]],
+    errors: list[str | None],
+) -> None:
+    """One batch of (row, document) through the pipeline, results written by row; a failure stops or is noted."""
+    from radeid.run.batch import deidentify_each
+
+    results, failed = deidentify_each(deid, [doc for _, doc in chunk], on_error)  # type: ignore[arg-type]
+    bad = {index for index, _ in failed}
+    for index, exc in failed:
+        i, doc = chunk[index]
+        if on_error == "fail":
+            raise SparkDocumentError(
+                f"document {shown[i]!r}: {type(exc).__name__} while de-identifying; "
+                "rerun with --on-error skip to leave it out"
+            ) from None
+        errors[i] = type(exc).__name__
+    good = [pair for n, pair in enumerate(chunk) if n not in bad]
+    for (i, _doc), result in zip(good, results, strict=True):
+        out_texts[i] = result.text
+        spans[i] = span_rows(result)
 
 
 def deidentify_dataframe(
@@ -223,36 +256,15 @@ def deidentify_dataframe(
     string column of keyed pseudonyms (`doc-` + 16 hex), the same `radeid deid
     --pseudonymize-ids` writes for the same key; a null id stays null.
     """
-    from pyspark.sql.types import StringType, StructField, StructType
-
     spec = _as_spec(config)
     if pseudonymize_ids is None:
         pseudonymize_ids = spec.config.io.pseudonymize_ids
     if pseudonymize_ids and not spec.key:
         raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
     id_key = spec.key if pseudonymize_ids else None
-    names = df.schema.fieldNames()
-    for what, name in (("text", text_col), ("id", id_col), ("patient", patient_col)):
-        if name is not None and name not in names:
-            raise ConfigError(f"{what} column {name!r} not found; columns: {', '.join(names)}")
-    if not isinstance(df.schema[text_col].dataType, StringType):
-        kind = df.schema[text_col].dataType.simpleString()
-        raise ConfigError(f"text column {text_col!r} has type {kind}, not string")
     output_col = output_col or text_col
-    if on_error not in ("fail", "skip"):
-        raise ConfigError(f"on_error must be fail or skip, not {on_error!r}")
-    if spans_col in (output_col, text_col, id_col):
-        raise ConfigError(f"spans column {spans_col!r} would overwrite an input column")
-    errors = error_col if on_error == "skip" else None
-    if errors in (output_col, text_col, id_col, spans_col):
-        raise ConfigError(f"error column {errors!r} would overwrite another column")
-    fields = [f for f in df.schema.fields if f.name not in (spans_col, errors)]
-    if output_col not in names:
-        fields.append(StructField(output_col, StringType(), True))
-    strings = {output_col, id_col} if id_key is not None else {output_col}
-    fields = [StructField(f.name, StringType(), True) if f.name in strings else f for f in fields]
-    extra = [StructField(errors, StringType(), True)] if errors else []
-    schema: StructType = StructType([*fields, StructField(spans_col, audit_schema(), True), *extra])
+    errors = _check_columns(df, text_col, id_col, patient_col, output_col, spans_col, error_col, on_error)
+    schema = _output_schema(df, id_col, output_col, spans_col, errors, pseudonymous_ids=id_key is not None)
     body = partial(
         _deid_partition,
         spec=spec,
@@ -268,6 +280,52 @@ def deidentify_dataframe(
         id_key=id_key,
     )
     return df.mapInPandas(body, schema=schema)
+
+
+def _check_columns(
+    df: DataFrame,
+    text_col: str,
+    id_col: str,
+    patient_col: str | None,
+    output_col: str,
+    spans_col: str,
+    error_col: str,
+    on_error: str,
+) -> str | None:
+    """The input columns exist (text a string) and no output column overwrites another; the error column or None."""
+    from pyspark.sql.types import StringType
+
+    names = df.schema.fieldNames()
+    for what, name in (("text", text_col), ("id", id_col), ("patient", patient_col)):
+        if name is not None and name not in names:
+            raise ConfigError(f"{what} column {name!r} not found; columns: {', '.join(names)}")
+    if not isinstance(df.schema[text_col].dataType, StringType):
+        kind = df.schema[text_col].dataType.simpleString()
+        raise ConfigError(f"text column {text_col!r} has type {kind}, not string")
+    if on_error not in ("fail", "skip"):
+        raise ConfigError(f"on_error must be fail or skip, not {on_error!r}")
+    if spans_col in (output_col, text_col, id_col):
+        raise ConfigError(f"spans column {spans_col!r} would overwrite an input column")
+    errors = error_col if on_error == "skip" else None
+    if errors in (output_col, text_col, id_col, spans_col):
+        raise ConfigError(f"error column {errors!r} would overwrite another column")
+    return errors
+
+
+def _output_schema(
+    df: DataFrame, id_col: str, output_col: str, spans_col: str, errors: str | None, *, pseudonymous_ids: bool
+) -> StructType:
+    """The input's columns, the output text (and pseudonymous ids) as strings, then the spans and error columns."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    names = df.schema.fieldNames()
+    fields = [f for f in df.schema.fields if f.name not in (spans_col, errors)]
+    if output_col not in names:
+        fields.append(StructField(output_col, StringType(), True))
+    strings = {output_col, id_col} if pseudonymous_ids else {output_col}
+    fields = [StructField(f.name, StringType(), True) if f.name in strings else f for f in fields]
+    extra = [StructField(errors, StringType(), True)] if errors else []
+    return StructType([*fields, StructField(spans_col, audit_schema(), True), *extra])
 
 
 # ------------------------------------------------------------------------------------ files
@@ -319,7 +377,6 @@ def spark_deidentify_files(
     type)` for each to `skipped`; `"fail"` stops with a `SparkDocumentError` naming the id.
     """
     from pyspark import StorageLevel
-    from pyspark.sql import functions as F
 
     in_fmt = _spark_format(input_path, input_format)
     out_fmt = (output_format or _suffix_format(output_path) or in_fmt).lower()
@@ -329,11 +386,7 @@ def spark_deidentify_files(
     df = reader.parquet(input_path) if in_fmt == "parquet" else reader.json(input_path)
     if patient_col is None and "patient_id" in df.columns:
         patient_col = "patient_id"
-    for name in keep_columns:
-        if name not in df.columns:
-            raise ConfigError(f"kept column {name!r} not found; columns: {', '.join(df.columns)}")
-    if text_col in keep_columns:
-        raise ConfigError(f"--keep-column lists the text column {text_col!r}: that would copy the original text")
+    _check_kept(df, keep_columns, text_col)
     _refuse_null_records(df, id_col, text_col, spec.key if spec.config.io.pseudonymize_ids else None)
     if partitions:
         df = df.repartition(partitions)  # a shuffle: original text goes to spark.local.dir (see module doc)
@@ -345,26 +398,56 @@ def spark_deidentify_files(
     persisted = result = result.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         if on_error == "skip":
-            failed = result.filter(F.col(error_col).isNotNull()).select(id_col, error_col).collect()
-            if skipped is not None:
-                skipped.extend((str(row[0]), str(row[1])) for row in failed)
-            if failed:
-                result = result.filter(F.col(error_col).isNull())
-        keep = [c for c in keep_columns if c not in (id_col, text_col)]
-        output = result.select(id_col, text_col, *keep)
+            result = _leave_out_failed(result, id_col, error_col, skipped)
         mode = "overwrite" if overwrite else "errorifexists"
-        if out_fmt == "parquet":
-            output.write.mode(mode).parquet(output_path)
-        else:
-            output.write.mode(mode).json(output_path)
+        keep = [c for c in keep_columns if c not in (id_col, text_col)]
+        _write(result.select(id_col, text_col, *keep), out_fmt, mode, output_path)
         if audit_path:
-            audit = result.select(F.col(id_col).cast("string").alias("doc_id"), F.explode(spans_col).alias("s"))
-            audit.select("doc_id", *(F.col(f"s.{name}").alias(name) for name, _ in AUDIT_FIELDS)).write.mode(mode).json(
-                audit_path
-            )
+            _write_audit(result, id_col, spans_col, mode, audit_path)
         return result.count()
     finally:
         persisted.unpersist()
+
+
+def _check_kept(df: DataFrame, keep_columns: Sequence[str], text_col: str) -> None:
+    """Kept columns must exist and never be the text column (that would copy the original text)."""
+    for name in keep_columns:
+        if name not in df.columns:
+            raise ConfigError(f"kept column {name!r} not found; columns: {', '.join(df.columns)}")
+    if text_col in keep_columns:
+        raise ConfigError(f"--keep-column lists the text column {text_col!r}: that would copy the original text")
+
+
+def _leave_out_failed(
+    result: DataFrame, id_col: str, error_col: str, skipped: list[tuple[str, str]] | None
+) -> DataFrame:
+    """The documents the pipeline failed on, (id, exception type) appended to `skipped`, left out."""
+    from pyspark.sql import functions as F
+
+    failed = result.filter(F.col(error_col).isNotNull()).select(id_col, error_col).collect()
+    if skipped is not None:
+        skipped.extend((str(row[0]), str(row[1])) for row in failed)
+    if failed:
+        result = result.filter(F.col(error_col).isNull())
+    return result
+
+
+def _write(output: DataFrame, out_fmt: str, mode: str, output_path: str) -> None:
+    """The output columns as Parquet or JSONL part files."""
+    if out_fmt == "parquet":
+        output.write.mode(mode).parquet(output_path)
+    else:
+        output.write.mode(mode).json(output_path)
+
+
+def _write_audit(result: DataFrame, id_col: str, spans_col: str, mode: str, audit_path: str) -> None:
+    """The audit as JSONL: one row per span (document id, offsets, category, ...), never text."""
+    from pyspark.sql import functions as F
+
+    audit = result.select(F.col(id_col).cast("string").alias("doc_id"), F.explode(spans_col).alias("s"))
+    audit.select("doc_id", *(F.col(f"s.{name}").alias(name) for name, _ in AUDIT_FIELDS)).write.mode(mode).json(
+        audit_path
+    )
 
 
 class SparkInputError(ValueError):

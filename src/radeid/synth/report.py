@@ -20,17 +20,44 @@ __all__ = ["header", "report", "signature"]
 
 
 def header(b: DocBuilder, ctx: Ctx, kind: str, spec: KindSpec) -> None:
-    r, f = ctx.rng, ctx.fakes
+    """The document's header: maybe a letterhead, the patient rows (shuffled after the first two), extras."""
+    r = ctx.rng
     if r.random() < 0.6:
-        b.line((ctx.hospital, C.HOSPITAL))
-        if r.random() < 0.5:
-            # a department on its own is not PHI (HIPAA; issue 10): plain text, recorded as a hard negative
-            b.negative(f.department()).newline()
-        if r.random() < 0.35:
-            b.line(*address(f, f.city_state_zip()))
-        if r.random() < 0.3:
-            b.line("Tel ", (f.phone(), C.PHONE), "  Fax ", (f.phone(), C.PHONE, "FAX"))
-        b.newline()
+        _letterhead(b, ctx)
+    lines = _header_lines(ctx, kind)
+    head = lines[:2]
+    rest = lines[2:]
+    r.shuffle(rest)
+    for row in [*head, *rest]:
+        _header_row(b, ctx, row)
+    if ctx.x is not None:
+        for p, kinds in ((0.35, ("name_no_title", "intl_address", "compact_date", "tel")), (0.2, None)):
+            if ctx.more(p):
+                xs.phi_sentence(b, ctx.x, ctx.x.rng.choice(kinds) if kinds else None)
+                b.newline()
+        if ctx.more(0.3):
+            b.negative(ctx.x.rng.choice(("Service: ", "Department: ", "Ordering department: ", "Consulting service: ")))
+            b.negative(ctx.x.rng.choice(xs.DEPARTMENTS)).newline()
+    b.newline()
+
+
+def _letterhead(b: DocBuilder, ctx: Ctx) -> None:
+    """The hospital line, then maybe a department, an address and phone/fax lines."""
+    r, f = ctx.rng, ctx.fakes
+    b.line((ctx.hospital, C.HOSPITAL))
+    if r.random() < 0.5:
+        # a department on its own is not PHI (HIPAA; issue 10): plain text, recorded as a hard negative
+        b.negative(f.department()).newline()
+    if r.random() < 0.35:
+        b.line(*address(f, f.city_state_zip()))
+    if r.random() < 0.3:
+        b.line("Tel ", (f.phone(), C.PHONE), "  Fax ", (f.phone(), C.PHONE, "FAX"))
+    b.newline()
+
+
+def _header_lines(ctx: Ctx, kind: str) -> list[list[object]]:
+    """The header's rows, each a label then items (PHI tuples, text, or a marker like "DOB" drawn when written)."""
+    r, f = ctx.rng, ctx.fakes
     lines: list[list[object]] = [
         [r.choice(("PATIENT: ", "Patient Name: ", "Name: ", "PT NAME: ")), (f.patient_name(ctx.patient), C.PATIENT)],
         [r.choice(("MRN: ", "MR#: ", "Medical Record Number: ", "Unit No: ")), (f.mrn(), C.ID, "MRN")],
@@ -57,40 +84,33 @@ def header(b: DocBuilder, ctx: Ctx, kind: str, spec: KindSpec) -> None:
         lines.append(
             ["Location: " + r.choice(("Room ", "Bed ", "Ward ")), (f"{r.randrange(100, 999)}", C.LOCATION, "ROOM")]
         )
-    head = lines[:2]
-    rest = lines[2:]
-    r.shuffle(rest)
-    for row in [*head, *rest]:
-        label, *items = row
-        b.text(str(label))
-        for item in items:
-            if item == "DOB":
-                date_phi(b, ctx, f.dob(ctx.exam.date(), ctx.age))
-            elif item == "AGE":
-                if ctx.age > 89:
-                    b.phi(f"{ctx.age}", C.AGE)
-                else:
-                    b.text(f"{ctx.age}")
-                b.text(r.choice(("", " Y", " years", "Y")))
-            elif item in ("EXAM", "ADMIT"):
-                date_phi(b, ctx, ctx.exam, with_time=item == "EXAM" and r.random() < 0.6)
-            elif item == "REFERRER":
-                dr(b, ctx, ctx.referrer)
-            elif item == "READER":
-                dr(b, ctx, ctx.reader)
-            elif isinstance(item, tuple):
-                b.phi(*item)
+    return lines
+
+
+def _header_row(b: DocBuilder, ctx: Ctx, row: list[object]) -> None:
+    """One header row written; its markers become dates, ages and doctors' names here."""
+    r, f = ctx.rng, ctx.fakes
+    label, *items = row
+    b.text(str(label))
+    for item in items:
+        if item == "DOB":
+            date_phi(b, ctx, f.dob(ctx.exam.date(), ctx.age))
+        elif item == "AGE":
+            if ctx.age > 89:
+                b.phi(f"{ctx.age}", C.AGE)
             else:
-                b.text(str(item))
-        b.newline()
-    if ctx.x is not None:
-        for p, kinds in ((0.35, ("name_no_title", "intl_address", "compact_date", "tel")), (0.2, None)):
-            if ctx.more(p):
-                xs.phi_sentence(b, ctx.x, ctx.x.rng.choice(kinds) if kinds else None)
-                b.newline()
-        if ctx.more(0.3):
-            b.negative(ctx.x.rng.choice(("Service: ", "Department: ", "Ordering department: ", "Consulting service: ")))
-            b.negative(ctx.x.rng.choice(xs.DEPARTMENTS)).newline()
+                b.text(f"{ctx.age}")
+            b.text(r.choice(("", " Y", " years", "Y")))
+        elif item in ("EXAM", "ADMIT"):
+            date_phi(b, ctx, ctx.exam, with_time=item == "EXAM" and r.random() < 0.6)
+        elif item == "REFERRER":
+            dr(b, ctx, ctx.referrer)
+        elif item == "READER":
+            dr(b, ctx, ctx.reader)
+        elif isinstance(item, tuple):
+            b.phi(*item)
+        else:
+            b.text(str(item))
     b.newline()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,28 @@ def search(
         pruner=optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=1),
     )
 
+    objective = _objective(config, train_docs, val_docs, space, output)
+    remaining = n_trials - len([t for t in study.trials if t.state.is_finished()])
+    if remaining > 0:
+        study.optimize(objective, n_trials=remaining, catch=())
+    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    if not complete:
+        raise RuntimeError("no trial completed")
+    best = study.best_trial
+    trials = _keep_best(study, best, output)
+    return SearchResult(best_params=dict(best.params), best_f1=float(best.value or 0.0), trials=trials)
+
+
+def _objective(
+    config: TrainConfig,
+    train_docs: Sequence[Document],
+    val_docs: Sequence[Document] | None,
+    space: SearchSpace,
+    output: Path,
+) -> Callable[[Any], float]:
+    """Optuna's objective: one training run with the trial's parameters, pruned on poor epochs; its best F1."""
+    import optuna
+
     def objective(trial: Any) -> float:
         params = {
             "lr": trial.suggest_float("lr", *space.lr, log=True),
@@ -96,13 +118,11 @@ def search(
             shutil.rmtree(folder / CHECKPOINT_DIR, ignore_errors=True)
         return result.best_f1
 
-    remaining = n_trials - len([t for t in study.trials if t.state.is_finished()])
-    if remaining > 0:
-        study.optimize(objective, n_trials=remaining, catch=())
-    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
-    if not complete:
-        raise RuntimeError("no trial completed")
-    best = study.best_trial
+    return objective
+
+
+def _keep_best(study: Any, best: Any, output: Path) -> list[dict[str, Any]]:
+    """Copy the best trial's model files into `output` and write search.json; every trial's summary."""
     best_folder = output / "trials" / f"trial-{best.number:03d}"
     for item in best_folder.iterdir():
         if item.is_file():
@@ -111,9 +131,9 @@ def search(
         {"number": t.number, "state": t.state.name, "value": t.value, "params": t.params,
          "epochs_reported": len(t.intermediate_values)}
         for t in study.trials
-    ]
+    ]  # fmt: skip
     summary = {"best_trial": best.number, "best_f1": best.value, "best_params": best.params, "trials": trials}
     (output / SEARCH_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if not (output / TRAINING_FILE).exists():  # pragma: no cover - the best trial always writes one
         log.warning("best trial wrote no %s", TRAINING_FILE)
-    return SearchResult(best_params=dict(best.params), best_f1=float(best.value or 0.0), trials=trials)
+    return trials

@@ -27,6 +27,23 @@ def repair_date(text: str, day_first: bool, stream: KeyStream) -> str | None:
     month_word = next(
         (MONTH_WORDS[t.casefold()][0] for k, t in tokens if k == "alpha" and t.casefold() in MONTH_WORDS), 0
     )
+    found = _roles(tokens, nums, month_word, day_first)
+    if found is None:
+        return None
+    roles, compact = found
+    # the parts, as written: (token index, start, end, role)
+    parts = [(i, 0, len(tokens[i][1]), role) for i, role in roles.items()]
+    if compact:
+        parts = [(nums[0], s, e, role) for role, s, e in compact]
+    values = {role: int(tokens[i][1][s:e]) for i, s, e, role in parts}
+    _repair_values(values, month_word, stream)
+    return _rewrite(tokens, parts, values, nums[0] if compact else -1, stream)
+
+
+def _roles(
+    tokens: list[tuple[str, str]], nums: list[int], month_word: int, day_first: bool
+) -> tuple[dict[int, str], tuple[tuple[str, int, int], ...]] | None:
+    """Each number's role, or for one compact number (20190312) its fields' roles and slices; None: not a date."""
     roles: dict[int, str] = {}
     compact: tuple[tuple[str, int, int], ...] = ()
     lens = [len(tokens[i][1]) for i in nums]
@@ -65,11 +82,11 @@ def repair_date(text: str, day_first: bool, stream: KeyStream) -> str | None:
         compact = (("D", 0, 2), ("M", 2, 4), ("Y2", 4, 6)) if day_first else (("M", 0, 2), ("D", 2, 4), ("Y2", 4, 6))
     else:
         return None
-    # the parts, as written: (token index, start, end, role)
-    parts = [(i, 0, len(tokens[i][1]), role) for i, role in roles.items()]
-    if compact:
-        parts = [(nums[0], s, e, role) for role, s, e in compact]
-    values = {role: int(tokens[i][1][s:e]) for i, s, e, role in parts}
+    return roles, compact
+
+
+def _repair_values(values: dict[str, int], month_word: int, stream: KeyStream) -> None:
+    """Make the year, month and day possible in place; the keyed draws come in this order (year, month, day)."""
     year = values.get("Y4", 0)
     if "Y4" in values and not PLAUSIBLE_YEARS[0] <= year <= PLAUSIBLE_YEARS[1]:
         year = values["Y4"] = 1950 + stream.below(81)
@@ -84,13 +101,23 @@ def repair_date(text: str, day_first: bool, stream: KeyStream) -> str | None:
         day = values["D"]
         last = days_in(year or 2000, month or 1)
         values["D"] = last if last < day <= 31 else day if 1 <= day <= last else 1 + stream.below(28)
+
+
+def _rewrite(
+    tokens: list[tuple[str, str]],
+    parts: list[tuple[int, int, int, str]],
+    values: dict[str, int],
+    compact_at: int,
+    stream: KeyStream,
+) -> str:
+    """The text with each part rewritten at its width and impossible times of day repaired (-1: not compact)."""
     new = [tok for _, tok in tokens]
     for i, s, e, role in sorted(parts, key=lambda p: (p[0], -p[1])):
         # a one-digit field may take two ("9/31" -> "9/30"); others keep their width
         written = str(values[role]) if e - s == 1 else f"{values[role]:0{e - s}d}"
         new[i] = new[i][:s] + written + new[i][e:]
-    if compact and len(tokens[nums[0]][1]) > 8:
-        new[nums[0]] = new[nums[0]][:8] + _repair_clock(new[nums[0]][8:], stream, compact=True)
+    if compact_at >= 0 and len(tokens[compact_at][1]) > 8:
+        new[compact_at] = new[compact_at][:8] + _repair_clock(new[compact_at][8:], stream, compact=True)
     for i, (kind, tok) in enumerate(tokens):
         if kind == "time":
             new[i] = _repair_clock(tok, stream)

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import NamedTuple
 
 from radeid.replace.surrogate.keyed import KeyStream, case_style
 
@@ -139,8 +140,48 @@ def parse_date(text: str, day_first: bool = False) -> ParsedDate | None:
     if fast is not None or _FAST_SHAPES.fullmatch(text):
         return fast
     tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(text)]
-    nums: list[int] = []  # token indexes of numbers
-    ordinal_of: dict[int, int] = {}  # number index -> ordinal token index
+    scan = _scan_words(tokens)
+    if scan is None:
+        return None
+    nums, ordinal_of = scan.nums, scan.ordinal_of
+    if scan.month_at >= 0:
+        roles = _month_word_roles(tokens, nums, ordinal_of)
+        if roles is None:
+            return None
+        year, month, day = _role_values(tokens, roles, scan.month)
+        has_year, has_day = bool(year), bool(day)
+        kind_out = "ymd" if has_year and has_day else "ym" if has_year else "md" if has_day else "m"
+    elif len(nums) == 1:  # the numeric checks below pass any single number: a compact date (20190312, 31APR2019)
+        return _parse_compact(tokens, nums[0], scan.weekday_at, scan.weekday, scan.weekday_form, day_first)
+    else:
+        numeric = _numeric_roles(tokens, nums, ordinal_of, scan.weekday_at, day_first)
+        if numeric is None:
+            return None
+        roles, kind_out = numeric
+        year, month, day = _role_values(tokens, roles, scan.month)
+    if not _plausible(roles, ordinal_of, kind_out, year, month, day):
+        return None
+    return _build(tokens, roles, ordinal_of, scan.month_at, scan.month_form, scan.weekday_at, scan.weekday_form,
+                  kind_out, year, month, day, scan.weekday)  # fmt: skip
+
+
+class _WordScan(NamedTuple):
+    """Where a date's numbers, ordinal suffixes, month word and weekday word are (-1: none)."""
+
+    nums: list[int]  # token indexes of numbers
+    ordinal_of: dict[int, int]  # number index -> ordinal token index
+    month_at: int
+    month: int
+    month_form: str
+    weekday_at: int
+    weekday: int
+    weekday_form: str
+
+
+def _scan_words(tokens: list[tuple[str, str]]) -> _WordScan | None:
+    """One pass over the tokens: numbers, ordinals, the month and weekday words; None for a second of either."""
+    nums: list[int] = []
+    ordinal_of: dict[int, int] = {}
     month_at = weekday_at = -1
     month = weekday = -1
     month_form = weekday_form = ""
@@ -161,108 +202,113 @@ def parse_date(text: str, day_first: bool = False) -> ParsedDate | None:
                     return None
                 weekday_at = i
                 weekday, weekday_form = _WEEKDAY_WORDS[low]
+    return _WordScan(nums, ordinal_of, month_at, month, month_form, weekday_at, weekday, weekday_form)
+
+
+def _month_word_roles(
+    tokens: list[tuple[str, str]], nums: list[int], ordinal_of: dict[int, int]
+) -> dict[int, str] | None:
+    """With a month word, each number's role: year (4 digits or 'YY) or day (1-31); None when one fits neither."""
     roles: dict[int, str] = {}
-    year = day = 0
-    kind_out = ""
-    if month_at >= 0:
-        for i in nums:
-            tok = tokens[i][1]
-            apostrophe = i > 0 and tokens[i - 1][1].endswith(("'", "’"))
-            has_year = "Y4" in roles.values() or "Y2" in roles.values()
-            if len(tok) == 4 and not has_year:
-                roles[i] = "Y4"
-            elif len(tok) == 2 and apostrophe and not has_year:
-                roles[i] = "Y2"
-            elif i in ordinal_of and "D" not in roles.values() and 1 <= int(tok) <= 31:
-                roles[i] = "D"
-        for i in nums:
-            if i in roles:
-                continue
-            tok = tokens[i][1]
-            if len(tok) > 2:
-                return None
-            if "D" not in roles.values() and 1 <= int(tok) <= 31:
-                roles[i] = "D"
-            elif "Y4" not in roles.values() and "Y2" not in roles.values() and len(tok) == 2:
-                roles[i] = "Y2"
-            else:
-                return None
-        for i, role in roles.items():
-            if role in ("Y4", "Y2"):
-                year = full_year(tokens[i][1])
-            else:
-                day = int(tokens[i][1])
-        has_year, has_day = bool(year), bool(day)
-        kind_out = "ymd" if has_year and has_day else "ym" if has_year else "md" if has_day else "m"
-    else:
-        if len(nums) >= 2 and any(
-            kind == "alpha" and i not in ordinal_of.values() and i != weekday_at and tok.casefold() not in _GLUE
-            for i, (kind, tok) in enumerate(tokens)
-        ):
-            return None  # "Febuary 5, 2020": a misspelt month must not turn into "month 5"
-        for a, b in zip(nums, nums[1:], strict=False):
-            between = "".join(t for _, t in tokens[a + 1 : b])
-            if not _NUMERIC_SEP.fullmatch(between):
-                return None
-        values = [tokens[i][1] for i in nums]
-        lens = [len(v) for v in values]
-        if len(nums) == 3:
-            a, b, c = (int(v) for v in values)
-            if lens[0] == 4 and lens[1] <= 2 and lens[2] <= 2:
-                order = ("Y4", "M", "D")
-            elif lens[0] <= 2 and lens[1] <= 2 and lens[2] in (2, 4):
-                first_day = day_first
-                if not first_day and a > 12 and b <= 12:
-                    first_day = True
-                elif first_day and b > 12 and a <= 12:
-                    first_day = False
-                yr = "Y4" if lens[2] == 4 else "Y2"
-                order = ("D", "M", yr) if first_day else ("M", "D", yr)
-            else:
-                return None
-            roles = dict(zip(nums, order, strict=True))
-            kind_out = "ymd"
-        elif len(nums) == 2:
-            a, b = (int(v) for v in values)
-            seps = "".join(t for _, t in tokens[nums[0] + 1 : nums[1]]).strip()
-            if lens[0] == 4 and lens[1] <= 2:
-                roles, kind_out = {nums[0]: "Y4", nums[1]: "M"}, "ym"
-            elif lens[0] <= 2 and lens[1] == 4:
-                roles, kind_out = {nums[0]: "M", nums[1]: "Y4"}, "ym"
-            elif lens[0] <= 2 and lens[1] <= 2 and seps in ("/", "-"):
-                first_day = day_first
-                if not first_day and a > 12 and b <= 12:
-                    first_day = True
-                elif first_day and b > 12 and a <= 12:
-                    first_day = False
-                roles = {nums[0]: "D", nums[1]: "M"} if first_day else {nums[0]: "M", nums[1]: "D"}
-                kind_out = "md"
-            else:
-                return None
-        elif len(nums) == 1:
-            return _parse_compact(tokens, nums[0], weekday_at, weekday, weekday_form, day_first)
-        elif len(nums) == 0 and weekday_at >= 0:
-            kind_out = "w"
+    for i in nums:
+        tok = tokens[i][1]
+        apostrophe = i > 0 and tokens[i - 1][1].endswith(("'", "’"))
+        has_year = "Y4" in roles.values() or "Y2" in roles.values()
+        if len(tok) == 4 and not has_year:
+            roles[i] = "Y4"
+        elif len(tok) == 2 and apostrophe and not has_year:
+            roles[i] = "Y2"
+        elif i in ordinal_of and "D" not in roles.values() and 1 <= int(tok) <= 31:
+            roles[i] = "D"
+    for i in nums:
+        if i in roles:
+            continue
+        tok = tokens[i][1]
+        if len(tok) > 2:
+            return None
+        if "D" not in roles.values() and 1 <= int(tok) <= 31:
+            roles[i] = "D"
+        elif "Y4" not in roles.values() and "Y2" not in roles.values() and len(tok) == 2:
+            roles[i] = "Y2"
         else:
             return None
-        for i, role in roles.items():
-            tok = tokens[i][1]
-            if role in ("Y4", "Y2"):
-                year = full_year(tok)
-            elif role == "M":
-                month = int(tok)
-            else:
-                day = int(tok)
+    return roles
+
+
+def _numeric_roles(
+    tokens: list[tuple[str, str]], nums: list[int], ordinal_of: dict[int, int], weekday_at: int, day_first: bool
+) -> tuple[dict[int, str], str] | None:
+    """Without a month word, the roles and kind of two or three numbers (or a lone weekday); None when not a date."""
+    if len(nums) >= 2 and any(
+        kind == "alpha" and i not in ordinal_of.values() and i != weekday_at and tok.casefold() not in _GLUE
+        for i, (kind, tok) in enumerate(tokens)
+    ):
+        return None  # "Febuary 5, 2020": a misspelt month must not turn into "month 5"
+    for a, b in zip(nums, nums[1:], strict=False):
+        between = "".join(t for _, t in tokens[a + 1 : b])
+        if not _NUMERIC_SEP.fullmatch(between):
+            return None
+    values = [tokens[i][1] for i in nums]
+    lens = [len(v) for v in values]
+    if len(nums) == 3:
+        a, b, _ = (int(v) for v in values)
+        if lens[0] == 4 and lens[1] <= 2 and lens[2] <= 2:
+            order = ("Y4", "M", "D")
+        elif lens[0] <= 2 and lens[1] <= 2 and lens[2] in (2, 4):
+            yr = "Y4" if lens[2] == 4 else "Y2"
+            order = ("D", "M", yr) if _reads_day_first(a, b, day_first) else ("M", "D", yr)
+        else:
+            return None
+        return dict(zip(nums, order, strict=True)), "ymd"
+    if len(nums) == 2:
+        a, b = (int(v) for v in values)
+        seps = "".join(t for _, t in tokens[nums[0] + 1 : nums[1]]).strip()
+        if lens[0] == 4 and lens[1] <= 2:
+            return {nums[0]: "Y4", nums[1]: "M"}, "ym"
+        if lens[0] <= 2 and lens[1] == 4:
+            return {nums[0]: "M", nums[1]: "Y4"}, "ym"
+        if lens[0] <= 2 and lens[1] <= 2 and seps in ("/", "-"):
+            first_day = _reads_day_first(a, b, day_first)
+            return ({nums[0]: "D", nums[1]: "M"} if first_day else {nums[0]: "M", nums[1]: "D"}), "md"
+        return None
+    if len(nums) == 0 and weekday_at >= 0:
+        return {}, "w"
+    return None
+
+
+def _reads_day_first(a: int, b: int, day_first: bool) -> bool:
+    """Whether numbers `a`, `b` read day-month: `day_first`, unless only the other reading is possible."""
+    first_day = day_first
+    if not first_day and a > 12 and b <= 12:
+        first_day = True
+    elif first_day and b > 12 and a <= 12:
+        first_day = False
+    return first_day
+
+
+def _role_values(tokens: list[tuple[str, str]], roles: dict[int, str], month: int) -> tuple[int, int, int]:
+    """Year, month and day read from the numbers by role (0 for a missing year or day; `month` from a month word)."""
+    year = day = 0
+    for i, role in roles.items():
+        tok = tokens[i][1]
+        if role in ("Y4", "Y2"):
+            year = full_year(tok)
+        elif role == "M":
+            month = int(tok)
+        else:
+            day = int(tok)
+    return year, month, day
+
+
+def _plausible(roles: dict[int, str], ordinal_of: dict[int, int], kind: str, year: int, month: int, day: int) -> bool:
+    """Ordinals only on days, and the parts the kind has form a real date (a month/day one in a leap year)."""
     if ordinal_of and any(roles.get(i) != "D" for i in ordinal_of):
-        return None
-    if kind_out in ("ymd",) and not valid_date(year, month, day):
-        return None
-    if kind_out == "md" and not valid_date(2000, month, day):
-        return None
-    if kind_out in ("ym", "m") and not 1 <= month <= 12:
-        return None
-    return _build(tokens, roles, ordinal_of, month_at, month_form, weekday_at, weekday_form, kind_out,
-                  year, month, day, weekday)  # fmt: skip
+        return False
+    if kind in ("ymd",) and not valid_date(year, month, day):
+        return False
+    if kind == "md" and not valid_date(2000, month, day):
+        return False
+    return not (kind in ("ym", "m") and not 1 <= month <= 12)
 
 
 _NUMERIC_MDY = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{4}|\d{2})")

@@ -120,6 +120,30 @@ def parse_name(text: str, before: str, pools: NamePools) -> NameMention:
 
 
 def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NamePools) -> NameMention:
+    """The uncached parse behind `parse_name`: titles and credentials set aside, then each word's role."""
+    start, end, title_gender, has_title = _titles(text, pre_gender, pre_title)
+    spans = _word_spans(text, start, end)
+    if not spans:
+        return NameMention(text, [], title_gender, has_title, 0)
+
+    comma = text.find(",", start, end)
+    inverted = comma != -1 and spans[0][0] < comma < spans[-1][0]
+    compounds = _compounds(text, spans)
+    ambiguous = False
+    words: list[NameWord]
+    if inverted:
+        words = _inverted_words(text, compounds, comma)
+    elif len(compounds) == 1:
+        ambiguous = True
+        words = [_word(text, s, e, "surname") for s, e in compounds[0]]  # role settled later
+    else:
+        roles = _ordered_roles(text, compounds, has_title, pools)
+        words = [_word(text, s, e, role) for role, comp in zip(roles, compounds, strict=True) for s, e in comp]
+    return NameMention(text, words, title_gender, has_title, len(compounds), ambiguous_role=ambiguous)
+
+
+def _titles(text: str, pre_gender: str | None, pre_title: bool) -> tuple[int, int, str | None, bool]:
+    """The name words' bounds once titles and credentials are set aside; the titles' gender; whether one was seen."""
     start, end = 0, len(text)
     title_gender: str | None = None
     has_title = False
@@ -140,84 +164,88 @@ def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NameP
         has_title = True
         title_gender = title_gender or _TITLES[trailing.group(1).casefold()]
         end = _strip_credentials(text, start, trailing.start())
+    return start, end, title_gender, has_title
 
-    matches = list(_WORD.finditer(text, start, end))
+
+def _word_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The name words between `start` and `end`, a possessive 's left outside."""
     spans: list[tuple[int, int]] = []
-    for w in matches:
+    for w in _WORD.finditer(text, start, end):
         s, e = w.span()
         if e - s > 3 and text[e - 2 : e].casefold() in ("'s", "’s"):
             e -= 2  # possessive: "Smith's" -> "Smith" + "'s"
         spans.append((s, e))
-    if not spans:
-        return NameMention(text, [], title_gender, has_title, 0)
+    return spans
 
-    comma = text.find(",", start, end)
-    inverted = comma != -1 and spans[0][0] < comma < spans[-1][0]
-    words: list[NameWord] = []
 
-    def word(s: int, e: int, role: str) -> NameWord:
-        piece = text[s:e]
-        if len(fold_name(piece)) == 1:
-            role = "initial"
-        return NameWord(s, e, role, fold_name(piece), case_style(piece), ascii_initial(piece))
-
-    # compounds: words joined by a hyphen ("Smith-Jones", "Mary-Kate") act as one name
+def _compounds(text: str, spans: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """Words joined by a hyphen ("Smith-Jones", "Mary-Kate") grouped: each group acts as one name."""
     compounds: list[list[tuple[int, int]]] = []
     for s, e in spans:
         if compounds and text[compounds[-1][-1][1] : s] in ("-", "‐", "–"):
             compounds[-1].append((s, e))
         else:
             compounds.append([(s, e)])
+    return compounds
 
-    ambiguous = False
-    if inverted:
-        left = [c for c in compounds if c[0][0] < comma]
-        right = [c for c in compounds if c[0][0] > comma]
-        for i, comp in enumerate(left):
-            for s, e in comp:
-                particle = i < len(left) - 1 and len(comp) == 1 and fold_name(text[s:e]) in _PARTICLES
-                words.append(word(s, e, "particle" if particle else "surname"))
-        for comp in right:
-            words.extend(word(s, e, "given") for s, e in comp)
-    elif len(compounds) == 1:
-        ambiguous = True
-        words.extend(word(s, e, "surname") for s, e in compounds[0])  # role settled later
-    else:
-        last = len(compounds) - 1
-        first_particle = last
-        while (
-            first_particle - 1 >= 1
-            and len(compounds[first_particle - 1]) == 1
-            and fold_name(text[slice(*compounds[first_particle - 1][0])]) in _PARTICLES
-        ):
-            first_particle -= 1
-        if (
-            first_particle == 1
-            and len(compounds[0]) == 1
-            and fold_name(text[slice(*compounds[0][0])]) in _PARTICLES
-            and (has_title or first_particle < last)
-        ):
-            first_particle = 0  # "Dr. Van der Berg", "van der Berg": no given name, all particles
-        roles = ["given"] * len(compounds)
-        for i in range(first_particle, last):
-            roles[i] = "particle"
-        roles[last] = "surname"
-        for i in range(1, first_particle):  # middle names: unknown words read as surnames
-            s, e = compounds[i][0]
-            if len(compounds[i]) == 1 and fold_name(text[s:e]) not in pools.gender and e - s > 1:
-                roles[i] = "surname"
-        if (
-            len(compounds) == 2
-            and not has_title
-            and all(len(c) == 1 for c in compounds)
-            and fold_name(text[slice(*compounds[0][0])]) not in pools.gender
-            and fold_name(text[slice(*compounds[1][0])]) in pools.gender
-            and text[slice(*compounds[1][0])].isupper()
-        ):
-            roles = ["surname", "given"]  # "SMITH JANE": the list-header order, no comma
-        for role, comp in zip(roles, compounds, strict=True):
-            words.extend(word(s, e, role) for s, e in comp)
-    return NameMention(text, words, title_gender, has_title, len(compounds), ambiguous_role=ambiguous)
+
+def _word(text: str, s: int, e: int, role: str) -> NameWord:
+    """The word `text[s:e]` in `role` (a one-letter word is always an initial)."""
+    piece = text[s:e]
+    if len(fold_name(piece)) == 1:
+        role = "initial"
+    return NameWord(s, e, role, fold_name(piece), case_style(piece), ascii_initial(piece))
+
+
+def _inverted_words(text: str, compounds: list[list[tuple[int, int]]], comma: int) -> list[NameWord]:
+    """Inverted "Surname, Given": before the comma surnames (and particles), after it given names."""
+    words: list[NameWord] = []
+    left = [c for c in compounds if c[0][0] < comma]
+    right = [c for c in compounds if c[0][0] > comma]
+    for i, comp in enumerate(left):
+        for s, e in comp:
+            particle = i < len(left) - 1 and len(comp) == 1 and fold_name(text[s:e]) in _PARTICLES
+            words.append(_word(text, s, e, "particle" if particle else "surname"))
+    for comp in right:
+        words.extend(_word(text, s, e, "given") for s, e in comp)
+    return words
+
+
+def _ordered_roles(text: str, compounds: list[list[tuple[int, int]]], has_title: bool, pools: NamePools) -> list[str]:
+    """Roles of "Given [Middle] [particles] Surname", one per compound (or the list-header "SMITH JANE")."""
+    last = len(compounds) - 1
+    first_particle = last
+    while (
+        first_particle - 1 >= 1
+        and len(compounds[first_particle - 1]) == 1
+        and fold_name(text[slice(*compounds[first_particle - 1][0])]) in _PARTICLES
+    ):
+        first_particle -= 1
+    if (
+        first_particle == 1
+        and len(compounds[0]) == 1
+        and fold_name(text[slice(*compounds[0][0])]) in _PARTICLES
+        and (has_title or first_particle < last)
+    ):
+        first_particle = 0  # "Dr. Van der Berg", "van der Berg": no given name, all particles
+    roles = ["given"] * len(compounds)
+    for i in range(first_particle, last):
+        roles[i] = "particle"
+    roles[last] = "surname"
+    for i in range(1, first_particle):  # middle names: unknown words read as surnames
+        s, e = compounds[i][0]
+        if len(compounds[i]) == 1 and fold_name(text[s:e]) not in pools.gender and e - s > 1:
+            roles[i] = "surname"
+    if (
+        len(compounds) == 2
+        and not has_title
+        and all(len(c) == 1 for c in compounds)
+        and fold_name(text[slice(*compounds[0][0])]) not in pools.gender
+        and fold_name(text[slice(*compounds[1][0])]) in pools.gender
+        and text[slice(*compounds[1][0])].isupper()
+    ):
+        roles = ["surname", "given"]  # "SMITH JANE": the list-header order, no comma
+    return roles
 
 
 def settle_roles(mentions: Sequence[NameMention], pools: NamePools) -> None:

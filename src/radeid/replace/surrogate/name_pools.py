@@ -75,8 +75,6 @@ def _person_provider(locale: str) -> object | None:
         return None
 
 
-
-
 _wgnd: bytes | None = None
 
 
@@ -166,10 +164,35 @@ def name_pools(locale: str = "en_US") -> NamePools:
     ambiguous), then the locale's lists, then the bundled hand table, which wins.
     Surnames that are also places (US states, countries, big cities) are left out of the pool.
     """
-    gender: dict[str, str] = {}
     if _person_provider(locale) is None:
         raise ValueError(f"Faker has no person names for locale {locale!r}")
     providers = [p for p in (_person_provider("en_US"), _person_provider(locale)) if p is not None]
+    gender, display = _gender_table(providers)
+    local = providers[-1]
+    given = _given_pools(local, gender, display)
+    places = place_words()
+    surnames = tuple(
+        sorted(
+            {str(n) for n in getattr(local, "last_names", ()) if str(n).isalpha() and fold_name(str(n)) not in places}
+        )
+    )
+    if not given["F"] or not given["M"] or not surnames:
+        raise ValueError(f"Faker's names for locale {locale!r} are incomplete")
+    by_letter, by_letter_len, rich = _letter_index(given, surnames)
+    return NamePools(
+        given=given,
+        surnames=surnames,
+        by_letter={k: tuple(v) for k, v in by_letter.items()},
+        by_letter_len={k: tuple(v) for k, v in by_letter_len.items()},
+        rich=rich,
+        gender=gender,
+        world=world_genders(),
+    )
+
+
+def _gender_table(providers: list[object]) -> tuple[dict[str, str], dict[str, str]]:
+    """Folded first name -> F/M/U (the providers' weights, then the bundled table, which wins); its spellings."""
+    gender: dict[str, str] = {}
     for provider in providers:
         female = _weighted(getattr(provider, "first_names_female", ()))
         male = _weighted(getattr(provider, "first_names_male", ()))
@@ -183,8 +206,11 @@ def name_pools(locale: str = "en_US") -> NamePools:
         if tag in ("F", "M", "U"):
             gender[fold_name(name)] = tag
             display[fold_name(name)] = name
+    return gender, display
 
-    local = providers[-1]
+
+def _given_pools(local: object, gender: dict[str, str], display: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """The locale's first names sorted into F/M/U pools by the gender table (plus the bundled ambiguous ones)."""
     pools: dict[str, set[str]] = {"F": set(), "M": set(), "U": set()}
     for attr, default in (("first_names_female", "F"), ("first_names_male", "M")):
         for name in getattr(local, attr, ()):
@@ -196,16 +222,13 @@ def name_pools(locale: str = "en_US") -> NamePools:
     for key, label in gender.items():
         if label == "U" and key in display:
             pools["U"].add(display[key])
-    places = place_words()
-    surnames = tuple(
-        sorted(
-            {str(n) for n in getattr(local, "last_names", ()) if str(n).isalpha() and fold_name(str(n)) not in places}
-        )
-    )
-    given = {k: tuple(sorted(v)) for k, v in pools.items()}
-    if not given["F"] or not given["M"] or not surnames:
-        raise ValueError(f"Faker's names for locale {locale!r} are incomplete")
+    return {k: tuple(sorted(v)) for k, v in pools.items()}
 
+
+def _letter_index(
+    given: dict[str, tuple[str, ...]], surnames: tuple[str, ...]
+) -> tuple[dict[tuple[str, str], list[str]], dict[tuple[str, str, int], list[str]], tuple[str, ...]]:
+    """Names by (pool, initial) and (pool, initial, length), and the initials every pool has enough names for."""
     by_letter: dict[tuple[str, str], list[str]] = {}
     by_letter_len: dict[tuple[str, str, int], list[str]] = {}
     for pool_id, names in (*given.items(), ("L", surnames)):
@@ -222,15 +245,7 @@ def name_pools(locale: str = "en_US") -> NamePools:
     )
     if len(rich) < 2:  # a script without Latin initials: no letter constraint at all
         rich = ()
-    return NamePools(
-        given=given,
-        surnames=surnames,
-        by_letter={k: tuple(v) for k, v in by_letter.items()},
-        by_letter_len={k: tuple(v) for k, v in by_letter_len.items()},
-        rich=rich,
-        gender=gender,
-        world=world_genders(),
-    )
+    return by_letter, by_letter_len, rich
 
 
 #: Latin-script Faker locales whose plain-ASCII names widen the by-length pools of
