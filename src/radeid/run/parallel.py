@@ -1,6 +1,6 @@
 """Parallel, resumable batch runs: a process pool over the batches of a stream.
 
-`deidentify_path_parallel` does what `batch.deidentify_path` does (same reader, same writers,
+`run(RunPlan(...))` does what `batch.deidentify_path` does (same reader, same writers,
 same handling of bad records, reported in the same order), with these differences:
 
 * Batches run in `workers` processes, each building the pipeline once from a picklable
@@ -33,7 +33,6 @@ import os
 import tempfile
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
@@ -42,24 +41,17 @@ from radeid.io.errors import InputNotFoundError, OutputExistsError
 from radeid.io.paths import check_paths
 from radeid.io.readers import InputFormat, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
-from radeid.pipeline.spec import PipelineSpec, canonical
 from radeid.run.batch import (
     DuplicateIdError,
-    OnError,
     RunAborted,
     choose_output_format,
-    default_audit_path,
 )
-from radeid.run.journal import (
-    FORMAT_VERSION,
-    WorkFolder,
-    fingerprint_input,
-    work_folder_for,
-)
+from radeid.run.journal import WorkFolder, work_folder_for
 from radeid.run.line_batches import (
     splits_lines,
 )
 from radeid.run.merge import COMMIT_RECORD, merge_parts
+from radeid.run.plan import RunPlan
 from radeid.run.pool import BatchPool, ParallelRunSummary, PipelineFailed, feed_documents, feed_lines, id_key_for
 from radeid.run.stream import (
     StreamFormat,
@@ -75,7 +67,8 @@ __all__ = [
     "ParallelRunError",
     "ParallelRunSummary",
     "default_workers",
-    "deidentify_path_parallel",
+    "RunPlan",
+    "run",
     "work_folder_for",
 ]
 
@@ -85,17 +78,6 @@ class ParallelRunError(RuntimeError):
 
 
 # ------------------------------------------------------------------------------------ the runner
-
-
-def _manifest(spec: PipelineSpec, input_path: Path, input_format: InputFormat | None, options: ReadOptions) -> dict:
-    return {
-        "format": FORMAT_VERSION,
-        "input": fingerprint_input(input_path),
-        "read": {"format": input_format.value if input_format else None, "options": canonical(options)},
-        "batch_size": spec.config.pipeline.batch_size,
-        "pipeline": spec.fingerprint(),
-        "key": spec.key_check(),
-    }
 
 
 def _preflight(
@@ -117,55 +99,31 @@ def _preflight(
         os.unlink(tmp)
 
 
-def deidentify_path_parallel(
-    spec: PipelineSpec,
-    input_path: Path,
-    output_path: Path,
-    *,
-    workers: int | None = None,
-    resume: bool = False,
-    input_format: InputFormat | None = None,
-    output_format: InputFormat | None = None,
-    options: ReadOptions | None = None,
-    audit_path: Path | None = None,
-    vault_path: Path | None = None,
-    vault_key: bytes | None = None,
-    on_error: OnError = "fail",
-    on_batch: Callable[[int], None] | None = None,
-    mp_context: BaseContext | None = None,
-) -> ParallelRunSummary:
-    """De-identify `input_path` into `output_path` (+ audit) with `workers` processes, resumably.
+def run(plan: RunPlan, on_batch: Callable[[int], None] | None = None) -> ParallelRunSummary:
+    """Carry out `plan`: de-identify its input into its output (+ audit, + vault), resumably.
 
-    `workers=None` uses every core this process may run on. `resume=True` continues the
-    interrupted run whose work folder sits beside the output (or starts one when there is none);
-    it raises `ResumeMismatchError` when the input, read options, batch size, pipeline or key
-    differ. Without `resume`, a leftover work folder raises `WorkFolderExistsError`.
-    `on_batch(n)` is called as batches finish (and, on resume, as journaled ones are skipped).
-    `on_error`, `RunAborted`, the summary and the vault (`vault_path` + `vault_key`) behave as in
-    `batch.deidentify_path`; a run stopped by a bad record deletes its work folder (the input must
-    change before it can succeed). With a vault, batches are stored as parts and the vault is
-    written in the final pass, from the re-read originals: the work folder never holds an
-    original PHI string.
+    With `plan.resume`, continues the interrupted run whose work folder sits beside the output; it
+    raises `ResumeMismatchError` when the input, read options, batch size, pipeline or key
+    differ. Without it, a leftover work folder raises `WorkFolderExistsError`. `on_batch(n)` is
+    called as batches finish (and, on resume, as journaled ones are skipped). `RunAborted`, the
+    summary and the vault behave as in `batch.deidentify_path`; a run stopped by a bad record
+    deletes its work folder (the input must change before it can succeed). The work folder never
+    holds an original PHI string.
     """
-    input_path, output_path = Path(input_path), Path(output_path)
-    options = options or ReadOptions()
-    workers = workers or default_workers()
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    if vault_path is not None and vault_key is None:
-        raise ValueError("a vault needs a key")
-    audit = Path(audit_path) if audit_path is not None else default_audit_path(output_path)
+    spec, input_path, output_path = plan.spec, plan.input_path, plan.output_path
+    input_format, options, on_error = plan.input_format, plan.options, plan.on_error
+    workers, resume, audit = plan.worker_count, plan.resume, plan.audit
+    vault_path = plan.vault_path
     if not input_path.exists():
         raise InputNotFoundError(f"input not found: {input_path}")
     check_paths({"the input": input_path}, {"the output": output_path, "the audit": audit, "the vault": vault_path})
     read_documents(input_path, input_format, options)  # whole-input problems are raised here, up front
-    out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
-    _preflight(output_path, out_fmt, options, input_path, audit, Path(vault_path) if vault_path else None)
+    out_fmt = choose_output_format(input_path, output_path, input_format, plan.output_format)
+    _preflight(output_path, out_fmt, options, input_path, audit, vault_path)
 
-    vault_file = Path(vault_path) if vault_path is not None else None
-    stream = StreamFormat.choose(output_path, out_fmt, options, audit, vault_file)
+    stream = StreamFormat.choose(output_path, out_fmt, options, audit, vault_path)
     summary = ParallelRunSummary(workers=workers)
-    manifest = _manifest(spec, input_path, input_format, options)
+    manifest = plan.manifest()
     work = WorkFolder.open(output_path, manifest, resume=resume, key_matches=spec.key_matches)
     summary.resumed = work.resumed
     if work.resumed:
@@ -189,7 +147,7 @@ def deidentify_path_parallel(
     size = spec.config.pipeline.batch_size
     writers: list[Any] = []
     try:
-        pool = BatchPool(spec, work, workers, mp_context, on_batch, on_error, summary, stream)
+        pool = BatchPool(spec, work, workers, None, on_batch, on_error, summary, stream)
         failed = True
         try:
             if stream is not None:
@@ -206,10 +164,9 @@ def deidentify_path_parallel(
         if stream is not None:
             commit_stream(work, summary, writers, input_path, manifest["input"])
         else:
-            vault = (vault_file, vault_key) if vault_file is not None and vault_key is not None else None
             id_key = id_key_for(spec)
             merge_parts(
-                work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size, id_key
+                work, summary, input_path, output_path, audit, plan.vault, input_format, out_fmt, options, size, id_key
             )
     except (RunAborted, DuplicateIdError):
         drop(writers)
