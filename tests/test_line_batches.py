@@ -1,4 +1,4 @@
-"""Parallel runs over JSONL whose workers parse the lines (radeid.run.line_batches): the coordinator
+"""Parallel runs over JSONL whose workers parse the lines (radeid.run.chunks.LineChunk): the coordinator
 reads no record, and reports exactly what a single-process run reports, in the same order."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from test_parallel import same_files, small_reports, spec_for
 
 from radeid.io import jsonl
 from radeid.io.readers import ReadOptions
-from radeid.run import line_batches
+from radeid.run import chunks
 from radeid.run.batch import DuplicateIdError, RunAborted, deidentify_path
 from radeid.run.parallel import RunPlan, run
 
@@ -109,7 +109,7 @@ def test_a_read_error_midway_is_reported_after_the_lines_read_before_it(
                 raise OSError("device gone")
             yield lineno, raw
 
-    monkeypatch.setattr(line_batches, "raw_lines", failing)
+    monkeypatch.setattr(chunks, "raw_lines", failing)
     out = tmp_path / "par.jsonl"
     summary = run(RunPlan(spec_for("mask", batch_size=3), source, out, workers=1, on_error="skip"))
     assert [e.describe() for e in summary.errors] == [f"{source} line 8: cannot read the rest of the file: device gone"]

@@ -269,7 +269,7 @@ def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_pat
     assert len(summary.errors) == 3
     assert [w.describe() for w in summary.warnings] == [w.describe() for w in ref.warnings]
     assert (summary.documents, summary.spans, summary.by_category) == (ref.documents, ref.spans, ref.by_category)
-    # A streamed JSONL run batches lines, which its workers parse (radeid.run.line_batches): the first
+    # A streamed JSONL run batches lines, which its workers parse (radeid.run.chunks): the first
     # 4 batches are lines 1-16, and line 4 is the broken record.
     assert summary.resumed and summary.resumed_batches == 4 and summary.resumed_documents == 15
 

@@ -24,8 +24,9 @@ from radeid.io.commit import commit_together
 from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
-from radeid.run.batch import _batches
+from radeid.run.batch import RunSummary, _batches
 from radeid.run.journal import BatchRecord, JournalError, WorkFolder, docs_digest
+from radeid.run.plan import RunPlan
 from radeid.secure.vault import VaultWriter
 
 __all__ = ["COMMIT_RECORD", "PartDocument", "merge_parts", "read_part", "write_part"]
@@ -124,32 +125,25 @@ COMMIT_RECORD = "commit.json"
 
 
 def merge_parts(
-    work: WorkFolder,
-    summary: Any,
-    input_path: Path,
-    output_path: Path,
-    audit_path: Path,
-    vault: tuple[Path, bytes] | None,
-    input_format: InputFormat | None,
-    out_fmt: InputFormat | None,
-    options: ReadOptions,
-    size: int,
-    id_key: bytes | None = None,
+    plan: RunPlan, work: WorkFolder, summary: RunSummary, out_fmt: InputFormat | None, id_key: bytes | None
 ) -> None:
     """Stream every part, in batch order, into temporaries; then commit output, audit and vault as
-    one unit (`radeid.io.commit.commit_together`, with its record in the work folder for a resume)."""
+    one unit (`radeid.io.commit.commit_together`, with its record in the work folder for a resume).
+    The sink counted every batch already (documents, spans): this checks the input read again
+    gives the same documents."""
+    input_path, size = plan.input_path, plan.batch_size
     written = skipped = 0
     writers: list[Any] = []
     try:
-        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
+        writer = open_writer(plan.output_path, out_fmt, plan.options, input_path=input_path)
         writers.append(writer)
-        audit = AuditWriter(audit_path)
+        audit = AuditWriter(plan.audit)
         writers.append(audit)
-        vault_writer = VaultWriter(*vault) if vault is not None else None
+        vault_writer = VaultWriter(*plan.vault) if plan.vault is not None else None
         if vault_writer is not None:
             writers.append(vault_writer)
             vault_writer.open()
-        for batch, docs in enumerate(_batches(_only_documents(input_path, input_format, options), size)):
+        for batch, docs in enumerate(_batches(_only_documents(input_path, plan.input_format, plan.options), size)):
             record = work.done.get(batch)
             if record is None:
                 raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
@@ -172,9 +166,6 @@ def merge_parts(
                 audit.write(result)
                 if vault_writer is not None:
                     vault_writer.add(result)
-                summary.spans += len(result.replacements)
-                summary.by_category.update(r.span.category.value for r in result.replacements)
-            summary.replacer_stats.update(record.stats)
             written += record.docs
         if written != summary.documents:  # the input changed between the two reads: commit nothing
             raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")

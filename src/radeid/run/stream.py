@@ -7,10 +7,10 @@ end. Instead:
 * a worker de-identifies its batch and serializes it itself (`encode_batch`): the output rows
   (kept columns included, ids pseudonymized when asked) and the audit lines, as UTF-8 bytes, with
   their SHA-256;
-* the coordinating process (`StreamSink`) appends each batch's bytes to the temporaries of the
-  output and the audit *in batch order* (a batch that finishes early waits for the ones before
-  it), then journals the batch with the byte count and hash of each segment. It does no
-  per-document work: it moves bytes.
+* the coordinating process (the ordered sink, `radeid.run.sink`) appends each batch's bytes to
+  the temporaries of the output and the audit *in batch order* (a batch that finishes early
+  waits for the ones before it), then journals the batch with the byte count and hash of each
+  segment. It does no per-document work: it moves bytes.
 * The temporaries are named in `spools.json` in the work folder. After a crash (`kill -9`), a
   resume (`recover`) re-hashes the journaled segments in order, keeps the longest prefix of whole
   batches that matches, cuts both temporaries back to its end and continues from there; a
@@ -46,7 +46,6 @@ __all__ = [
     "SPOOLS",
     "Encoded",
     "StreamFormat",
-    "StreamSink",
     "check_unchanged",
     "encode_batch",
     "recover",
@@ -108,32 +107,6 @@ def encode_batch(results: Iterable[Result], encoder: Encoder, fmt: StreamFormat,
     data = tuple("".join(part).encode("utf-8") for part in (out, audit))
     segments = tuple((len(d), hashlib.sha256(d).hexdigest()) for d in data)
     return Encoded(data, segments, dict(categories))
-
-
-class StreamSink:
-    """Appends finished batches to the temporaries in batch order and journals them."""
-
-    def __init__(self, work: WorkFolder, targets: list[Any], first: int, on_appended: Callable[[BatchRecord], None]):
-        self.work = work
-        self.targets = targets  # writers with `append(bytes) -> end offset`: output, audit
-        self.next = first
-        self.waiting: dict[int, tuple[BatchRecord, Encoded]] = {}
-        self.on_appended = on_appended
-
-    def add(self, record: BatchRecord, encoded: Encoded) -> None:
-        self.waiting[record.batch] = (record, encoded)
-        while self.next in self.waiting:
-            record, encoded = self.waiting.pop(self.next)
-            for target, data in zip(self.targets, encoded.data, strict=True):
-                target.append(data)
-            self.work.record(record)
-            self.next += 1
-            self.on_appended(record)
-
-    @property
-    def held(self) -> int:
-        """Batches finished but waiting for an earlier one."""
-        return len(self.waiting)
 
 
 def spooled_paths(work: WorkFolder) -> list[Path] | None:
