@@ -52,6 +52,7 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "COMMIT_RECORD",
     "FORMAT_VERSION",
     "BatchRecord",
     "JournalError",
@@ -66,6 +67,8 @@ __all__ = [
     "work_folder_for",
 ]
 
+#: The work folder's record of a commit under way (`radeid.io.commit`; a resume replays its renames).
+COMMIT_RECORD = "commit.json"
 #: The journal is fsynced at most this often (see `WorkFolder.record`).
 SYNC_SECONDS = 0.5
 # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`); 3: a streamed JSONL

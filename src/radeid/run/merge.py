@@ -9,7 +9,6 @@ during the run is refused.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -20,16 +19,16 @@ from typing import Any
 
 from radeid.core.categories import Category
 from radeid.core.document import Document, Replacement, Result, Span
-from radeid.io.commit import commit_together
 from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.run.batch import RunSummary, _batches
 from radeid.run.journal import BatchRecord, JournalError, WorkFolder, docs_digest
 from radeid.run.plan import RunPlan
+from radeid.run.sink import commit_outputs, drop
 from radeid.secure.vault import VaultWriter
 
-__all__ = ["COMMIT_RECORD", "PartDocument", "merge_parts", "read_part", "write_part"]
+__all__ = ["PartDocument", "merge_parts", "read_part", "write_part"]
 
 
 # ------------------------------------------------------------------------------------ parts
@@ -121,9 +120,6 @@ def _only_documents(path: Path, fmt: InputFormat | None, options: ReadOptions) -
             yield item
 
 
-COMMIT_RECORD = "commit.json"
-
-
 def merge_parts(
     plan: RunPlan, work: WorkFolder, summary: RunSummary, out_fmt: InputFormat | None, id_key: bytes | None
 ) -> None:
@@ -132,7 +128,7 @@ def merge_parts(
     The sink counted every batch already (documents, spans): this checks the input read again
     gives the same documents."""
     input_path, size = plan.input_path, plan.batch_size
-    written = skipped = 0
+    written = 0
     writers: list[Any] = []
     try:
         writer = open_writer(plan.output_path, out_fmt, plan.options, input_path=input_path)
@@ -159,7 +155,6 @@ def merge_parts(
                     f"{first!r} to {last!r}, differs from what was de-identified); nothing was written. "
                     f"Rerun from the start (delete {str(work.path)!r})"
                 )
-            skipped += len(record.skipped)
             for doc, part in zip(docs, parts, strict=True):
                 result: Result = pseudonymize_result(part.result_for(doc), id_key)
                 writer.write(result)
@@ -170,10 +165,6 @@ def merge_parts(
         if written != summary.documents:  # the input changed between the two reads: commit nothing
             raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
     except BaseException:
-        for each in writers:
-            with contextlib.suppress(Exception):
-                each.abort()
+        drop(writers)
         raise
-    summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written
-    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
-    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)
+    commit_outputs(work, summary, writers)

@@ -39,12 +39,12 @@ from radeid.io.readers import InputFormat, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.run.batch import DuplicateIdError, RunAborted, choose_output_format, report_issue
 from radeid.run.chunks import Chunk, split_input
-from radeid.run.journal import JournalError, WorkFolder, work_folder_for
-from radeid.run.merge import COMMIT_RECORD, merge_parts
+from radeid.run.journal import COMMIT_RECORD, JournalError, WorkFolder, work_folder_for
+from radeid.run.merge import merge_parts
 from radeid.run.plan import RunPlan
 from radeid.run.pool import BatchPool, WorkerSetup, id_key_for
-from radeid.run.sink import OrderedSink, ParallelRunSummary, PipelineFailed
-from radeid.run.stream import StreamFormat, commit_stream, drop, open_stream, spooled_paths
+from radeid.run.sink import OrderedSink, ParallelRunSummary, PipelineFailed, drop
+from radeid.run.stream import StreamFormat, commit_stream, open_stream, spooled_paths
 from radeid.run.worker_start import default_workers
 
 __all__ = [

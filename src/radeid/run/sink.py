@@ -18,19 +18,21 @@ read is read again here. Chunks finished early wait (`held`, which the pool boun
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from radeid.core.document import Document
+from radeid.io.commit import commit_together
 from radeid.io.errors import ReadIssue
 from radeid.io.records import ReadOptions, duplicate_issue
 from radeid.run.batch import DuplicateIdError, OnError, RunSummary, pipeline_issue, report_issue
 from radeid.run.chunks import Chunk, Reads
-from radeid.run.journal import BatchRecord, WorkFolder
+from radeid.run.journal import COMMIT_RECORD, BatchRecord, WorkFolder
 
-__all__ = ["OrderedSink", "Outcome", "ParallelRunSummary", "PipelineFailed", "Spool"]
+__all__ = ["OrderedSink", "Outcome", "ParallelRunSummary", "PipelineFailed", "Spool", "commit_outputs", "drop"]
 
 
 @dataclass
@@ -179,3 +181,19 @@ class OrderedSink:
         summary.replacer_stats.update(record.stats)
         if self.on_batch:
             self.on_batch(record.docs)
+
+
+def commit_outputs(work: WorkFolder, summary: RunSummary, writers: Sequence[Any]) -> None:
+    """Every chunk is in the writers: commit output, audit (and vault) as one unit, with the record
+    a resume replays (`radeid.io.commit`). Documents the pipeline failed on (`--on-error skip`)
+    were not written: they leave the count here, once, whichever way the outputs were filled."""
+    summary.documents -= sum(len(r.skipped) for r in work.done.values())
+    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
+    commit_together(list(writers), record=work.path / COMMIT_RECORD, extra=extra)
+
+
+def drop(writers: Sequence[Any]) -> None:
+    """Abort every writer (their temporaries go): the run cannot be resumed."""
+    for writer in writers:
+        with contextlib.suppress(Exception):
+            writer.abort()

@@ -33,14 +33,14 @@ from typing import Any
 
 from radeid.core.document import Result
 from radeid.io.audit import audit_text
-from radeid.io.commit import commit_together, fsync_dir
+from radeid.io.commit import fsync_dir
 from radeid.io.formats import InputFormat, is_gzip
 from radeid.io.ids import pseudonymize_result
 from radeid.io.records import ReadOptions
 from radeid.io.registry import format_handler
 from radeid.io.writers import AuditWriter, open_writer, output_format
 from radeid.run.journal import BatchRecord, JournalError, WorkFolder, fingerprint_input
-from radeid.run.merge import COMMIT_RECORD
+from radeid.run.sink import commit_outputs, drop
 
 __all__ = [
     "SPOOLS",
@@ -205,13 +205,6 @@ def check_unchanged(input_path: Path, fingerprint: str) -> None:
         )
 
 
-def drop(writers: list[Any]) -> None:
-    """Abort every writer: the run cannot be resumed."""
-    for writer in writers:
-        with contextlib.suppress(Exception):
-            writer.abort()
-
-
 def open_stream(
     work: WorkFolder,
     output: Path,
@@ -242,6 +235,4 @@ def open_stream(
 def commit_stream(work: WorkFolder, summary: Any, writers: list[Any], input_path: Path, fingerprint: str) -> None:
     """Every batch is appended: refuse an input changed during the run, then commit as one unit."""
     check_unchanged(input_path, fingerprint)
-    summary.documents -= sum(len(r.skipped) for r in work.done.values())  # not written (--on-error skip)
-    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
-    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)
+    commit_outputs(work, summary, writers)
