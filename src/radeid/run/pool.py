@@ -77,17 +77,17 @@ class _Worker:
             categories = dict(Counter(r.span.category.value for result in results for r in result.replacements))
         counts = {k: int(v) for k, v in (after - before).items()}
         return Outcome(
-            chunk.batch,
-            chunk.digest(),
-            len(docs),
-            reads,
-            counts,
-            skipped,
-            skip_issues,
-            categories,
-            data,
-            segments,
-            part,
+            batch=chunk.batch,
+            digest=chunk.digest(),
+            docs=len(docs),
+            reads=reads,
+            stats=counts,
+            skipped=skipped,
+            skip_issues=skip_issues,
+            categories=categories,
+            data=data,
+            segments=segments,
+            part=part,
         )
 
 
