@@ -4,7 +4,7 @@ Each figure is a whole job as a user runs it: read JSONL, de-identify, write out
 parallel runner also fingerprints the input, appends each batch in order and journals it). Rows:
 
 * single process   `batch.deidentify_path` (no journal: the baseline);
-* N workers        `parallel.deidentify_path_parallel(workers=N)` (pool start-up included);
+* N workers        `parallel.run(RunPlan(workers=N))` (pool start-up included);
 * Spark local[N]   `spark.spark_deidentify_files` JSONL -> Parquet + audit JSONL (what
                    `radeid spark-deid` runs), and `deidentify_dataframe` alone (read + de-identify,
                    no writes), after a warm-up job (session and Python worker start-up are
@@ -51,7 +51,7 @@ from tree_cpu import DescendantsCpu  # noqa: E402
 from radeid.config.config import Config  # noqa: E402
 from radeid.pipeline.spec import PipelineSpec  # noqa: E402
 from radeid.run.batch import deidentify_path  # noqa: E402
-from radeid.run.parallel import default_workers, deidentify_path_parallel  # noqa: E402
+from radeid.run.parallel import RunPlan, default_workers, run  # noqa: E402
 
 KEY = bytes(range(32))
 
@@ -92,7 +92,7 @@ def cpu_split(spec: PipelineSpec, corpus: Path, work: Path, workers: int) -> tup
     out.mkdir()
     main0 = time.process_time()
     with DescendantsCpu() as kids_cpu:
-        deidentify_path_parallel(spec, corpus, out / "deid.jsonl", workers=workers)
+        run(RunPlan(spec, corpus, out / "deid.jsonl", workers=workers))
     main, kids = time.process_time() - main0 - kids_cpu.overhead, kids_cpu.seconds
     shutil.rmtree(out)
     return main, kids
@@ -218,7 +218,7 @@ def main() -> None:
                 def mark(_n: int) -> None:
                     last[0] = time.perf_counter()
 
-                deidentify_path_parallel(spec, corpus, out / "deid.jsonl", workers=c, on_batch=mark)
+                run(RunPlan(spec, corpus, out / "deid.jsonl", workers=c), on_batch=mark)
                 split[:] = [last[0] - start, time.perf_counter() - last[0]]
 
             seconds = timed(job, work, args.repeat)

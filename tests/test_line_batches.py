@@ -1,4 +1,4 @@
-"""Parallel runs over JSONL whose workers parse the lines (radeid.run.line_batches): the coordinator
+"""Parallel runs over JSONL whose workers parse the lines (radeid.run.chunks.LineChunk): the coordinator
 reads no record, and reports exactly what a single-process run reports, in the same order."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from test_parallel import same_files, small_reports, spec_for
 
 from radeid.io import jsonl
 from radeid.io.readers import ReadOptions
-from radeid.run import line_batches
+from radeid.run import chunks
 from radeid.run.batch import DuplicateIdError, RunAborted, deidentify_path
-from radeid.run.parallel import deidentify_path_parallel
+from radeid.run.parallel import RunPlan, run
 
 
 def test_the_coordinator_parses_no_record_of_a_streamed_jsonl_run(
@@ -33,7 +33,7 @@ def test_the_coordinator_parses_no_record_of_a_streamed_jsonl_run(
     ref = tmp_path / "ref.jsonl"
     deidentify_path(spec.build(), source, ref)
     parsed.clear()
-    deidentify_path_parallel(spec, source, tmp_path / "par.jsonl", workers=2)
+    run(RunPlan(spec, source, tmp_path / "par.jsonl", workers=2))
     same_files(ref, tmp_path / "par.jsonl")
     assert len(parsed) <= 1  # the up-front check of the field names reads the first record only
 
@@ -54,7 +54,7 @@ def test_issues_are_reported_as_a_single_process_reports_them(tmp_path: Path, wr
     spec, options = spec_for("mask", batch_size=4), ReadOptions(max_chars=300)
     ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl", options=options, on_error="skip")
     out = tmp_path / "par.jsonl"
-    summary = deidentify_path_parallel(spec, source, out, workers=workers, options=options, on_error="skip")
+    summary = run(RunPlan(spec, source, out, workers=workers, options=options, on_error="skip"))
     same_files(tmp_path / "ref.jsonl", out)
     assert [e.describe() for e in summary.errors] == [e.describe() for e in ref.errors]
     assert [w.describe() for w in summary.warnings] == [w.describe() for w in ref.warnings]
@@ -69,7 +69,7 @@ def test_the_first_bad_record_stops_a_failing_run_with_the_same_error(tmp_path: 
         deidentify_path(spec.build(), source, tmp_path / "ref.jsonl")
     out = tmp_path / "par.jsonl"
     with pytest.raises(RunAborted) as parallel:
-        deidentify_path_parallel(spec, source, out, workers=2)
+        run(RunPlan(spec, source, out, workers=2))
     assert str(parallel.value) == str(single.value)
     assert not out.exists() and not Path(f"{out}.audit.jsonl").exists()
 
@@ -82,7 +82,7 @@ def test_a_duplicate_id_in_a_later_batch_names_the_same_line(tmp_path: Path, wri
     with pytest.raises(DuplicateIdError) as single:
         deidentify_path(spec.build(), source, tmp_path / "ref.jsonl")
     with pytest.raises(DuplicateIdError) as parallel:
-        deidentify_path_parallel(spec, source, tmp_path / "par.jsonl", workers=2)
+        run(RunPlan(spec, source, tmp_path / "par.jsonl", workers=2))
     assert str(parallel.value) == str(single.value)
     assert "line 34" in str(parallel.value)
 
@@ -92,7 +92,7 @@ def test_an_input_of_blank_lines_warns_as_a_single_process_does(tmp_path: Path) 
     source.write_text("\n  \n\n", encoding="utf-8")
     spec = spec_for("mask")
     ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl")
-    summary = deidentify_path_parallel(spec, source, tmp_path / "par.jsonl", workers=1)
+    summary = run(RunPlan(spec, source, tmp_path / "par.jsonl", workers=1))
     assert [w.describe() for w in summary.warnings] == [w.describe() for w in ref.warnings]
     assert summary.warnings and "no documents found" in summary.warnings[0].describe()
 
@@ -109,15 +109,15 @@ def test_a_read_error_midway_is_reported_after_the_lines_read_before_it(
                 raise OSError("device gone")
             yield lineno, raw
 
-    monkeypatch.setattr(line_batches, "raw_lines", failing)
+    monkeypatch.setattr(chunks, "raw_lines", failing)
     out = tmp_path / "par.jsonl"
-    summary = deidentify_path_parallel(spec_for("mask", batch_size=3), source, out, workers=1, on_error="skip")
+    summary = run(RunPlan(spec_for("mask", batch_size=3), source, out, workers=1, on_error="skip"))
     assert [e.describe() for e in summary.errors] == [f"{source} line 8: cannot read the rest of the file: device gone"]
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [
         f"r{i:05d}" for i in range(7)
     ]
     with pytest.raises(RunAborted):
-        deidentify_path_parallel(spec_for("mask", batch_size=3), source, tmp_path / "b.jsonl", workers=1)
+        run(RunPlan(spec_for("mask", batch_size=3), source, tmp_path / "b.jsonl", workers=1))
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -131,7 +131,7 @@ def test_a_label_map_is_applied_where_the_lines_are_parsed(tmp_path: Path, write
     spec, options = spec_for("mask", batch_size=4), ReadOptions(label_map="presidio")
     ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl", options=options, on_error="skip")
     out = tmp_path / "par.jsonl"
-    summary = deidentify_path_parallel(spec, source, out, workers=workers, options=options, on_error="skip")
+    summary = run(RunPlan(spec, source, out, workers=workers, options=options, on_error="skip"))
     same_files(tmp_path / "ref.jsonl", out)
     assert [i.describe() for i in summary.errors + summary.warnings] == [
         i.describe() for i in ref.errors + ref.warnings

@@ -22,7 +22,7 @@ from radeid.io.writers import AuditWriter
 from radeid.pipeline.spec import PipelineSpec
 from radeid.run.batch import RunAborted, deidentify_path
 from radeid.run.journal import JournalError, ResumeMismatchError, WorkFolderExistsError, work_folder_for
-from radeid.run.parallel import ParallelRunError, deidentify_path_parallel
+from radeid.run.parallel import ParallelRunError, RunPlan, run
 
 KEY = bytes(range(32))
 
@@ -143,7 +143,7 @@ def test_two_workers_give_the_single_process_bytes(tmp_path: Path, corpus: Path,
     ref = reference(tmp_path, spec, corpus)
     out = tmp_path / "par.jsonl"
     counts: list[int] = []
-    summary = deidentify_path_parallel(spec, corpus, out, workers=2, on_batch=counts.append)
+    summary = run(RunPlan(spec, corpus, out, workers=2), on_batch=counts.append)
     same_files(ref, out)
     assert summary.documents == 120 and sum(counts) == 120 and summary.batches == 15
     assert summary.workers == 2 and not summary.resumed
@@ -162,7 +162,7 @@ def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path:
     for source, name in ((csv_in, "out.csv"), (csv_in, "out.parquet")):
         ref = reference(tmp_path, spec, source, "ref-" + name, options=options)
         out = tmp_path / name
-        deidentify_path_parallel(spec, source, out, workers=1, options=options)
+        run(RunPlan(spec, source, out, workers=1, options=options))
         same_files(ref, out)
     folder = tmp_path / "notes"
     folder.mkdir()
@@ -170,7 +170,7 @@ def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path:
         (folder / f"{r['id']}.txt").write_text(r["text"], encoding="utf-8")
     ref_dir, out_dir = tmp_path / "ref-notes", tmp_path / "out-notes"
     deidentify_path(spec.build(), folder, ref_dir, output_format=InputFormat.BRAT)
-    deidentify_path_parallel(spec, folder, out_dir, workers=1, output_format=InputFormat.BRAT)
+    run(RunPlan(spec, folder, out_dir, workers=1, output_format=InputFormat.BRAT))
     ref_files = sorted(p.relative_to(ref_dir) for p in ref_dir.rglob("*"))
     assert ref_files == sorted(p.relative_to(out_dir) for p in out_dir.rglob("*")) and len(ref_files) == 20
     for rel in ref_files:
@@ -191,7 +191,7 @@ def test_streamed_output_is_the_same_for_any_worker_count_and_batch_size(tmp_pat
     for workers, batch in ((2, 8), (2, 3), (3, 5), (1, 7)):
         spec = spec_for("surrogate" if HAVE_SURROGATES else "mask", batch_size=batch, io={"pseudonymize_ids": True})
         out = tmp_path / f"w{workers}-b{batch}-{name}"
-        deidentify_path_parallel(spec, source, out, workers=workers, options=options)
+        run(RunPlan(spec, source, out, workers=workers, options=options))
         same_files(ref, out)
         assert not list((work_folder_for(out)).parent.glob(".*.radeid-work"))
 
@@ -204,10 +204,10 @@ def test_a_streamed_csv_resumes_after_its_header(tmp_path: Path, corpus: Path, n
     ref = reference(tmp_path, spec, corpus, "ref-" + name, options=options)
     out = tmp_path / name
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, corpus, out, workers=1, options=options, on_batch=crash_after(3))
+        run(RunPlan(spec, corpus, out, workers=1, options=options), on_batch=crash_after(3))
     with pytest.raises(Crash):  # a resume that crashes again is itself resumed
-        deidentify_path_parallel(spec, corpus, out, workers=1, options=options, resume=True, on_batch=crash_after(6))
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, options=options, resume=True)
+        run(RunPlan(spec, corpus, out, workers=1, options=options, resume=True), on_batch=crash_after(6))
+    summary = run(RunPlan(spec, corpus, out, workers=1, options=options, resume=True))
     same_files(ref, out)
     assert (
         summary.resumed_batches == 6
@@ -220,12 +220,12 @@ def test_a_lost_temporary_means_a_fresh_start_and_no_leftovers(tmp_path: Path, c
     ref = reference(tmp_path, spec, corpus)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(4))
+        run(RunPlan(spec, corpus, out, workers=1), on_batch=crash_after(4))
     output_tmp, audit_tmp = (
         Path(p) for p in json.loads((work_folder_for(out) / "spools.json").read_text())["temporaries"]
     )
     output_tmp.unlink()  # lost; the audit's temporary alone cannot be used
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    summary = run(RunPlan(spec, corpus, out, workers=1, resume=True))
     same_files(ref, out)
     assert summary.resumed_batches == 0 and not audit_tmp.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
@@ -239,7 +239,7 @@ def test_an_input_changed_during_a_streamed_run_is_refused(tmp_path: Path, corpu
         corpus.write_bytes(original.replace(b"No acute", b"No acuta", 1))
 
     with pytest.raises(JournalError, match="changed during the run"):
-        deidentify_path_parallel(spec_for("mask"), corpus, out, workers=1, on_batch=change)
+        run(RunPlan(spec_for("mask"), corpus, out, workers=1), on_batch=change)
     assert not out.exists() and not Path(f"{out}.audit.jsonl").exists()
 
 
@@ -262,14 +262,14 @@ def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_pat
     ref = deidentify_path(spec.build(), source, ref_out, on_error="skip")
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, source, out, workers=1, on_error="skip", on_batch=crash_after(4))
-    summary = deidentify_path_parallel(spec, source, out, workers=1, on_error="skip", resume=True)
+        run(RunPlan(spec, source, out, workers=1, on_error="skip"), on_batch=crash_after(4))
+    summary = run(RunPlan(spec, source, out, workers=1, on_error="skip", resume=True))
     same_files(ref_out, out)
     assert [e.describe() for e in summary.errors] == [e.describe() for e in ref.errors]
     assert len(summary.errors) == 3
     assert [w.describe() for w in summary.warnings] == [w.describe() for w in ref.warnings]
     assert (summary.documents, summary.spans, summary.by_category) == (ref.documents, ref.spans, ref.by_category)
-    # A streamed JSONL run batches lines, which its workers parse (radeid.run.line_batches): the first
+    # A streamed JSONL run batches lines, which its workers parse (radeid.run.chunks): the first
     # 4 batches are lines 1-16, and line 4 is the broken record.
     assert summary.resumed and summary.resumed_batches == 4 and summary.resumed_documents == 15
 
@@ -280,7 +280,7 @@ def test_a_bad_record_with_on_error_fail_writes_nothing_and_leaves_no_work_folde
     source = bad_corpus
     out = tmp_path / "par.jsonl"
     with pytest.raises(RunAborted) as caught:
-        deidentify_path_parallel(spec_for("mask", batch_size=2), source, out, workers=1)
+        run(RunPlan(spec_for("mask", batch_size=2), source, out, workers=1))
     assert "malformed JSON" in str(caught.value) or "line 4" in str(caught.value)
     assert caught.value.summary.documents == 2
     assert not out.exists() and not work_folder_for(out).exists()
@@ -296,7 +296,7 @@ def test_resume_after_a_crash_gives_the_uninterrupted_bytes(tmp_path: Path, corp
     ref = reference(tmp_path, spec, corpus)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(6))
+        run(RunPlan(spec, corpus, out, workers=1), on_batch=crash_after(6))
     work = work_folder_for(out)
     assert work.is_dir() and not out.exists()
     assert work.parent == out.parent and work.name.startswith(".")
@@ -310,9 +310,9 @@ def test_resume_after_a_crash_gives_the_uninterrupted_bytes(tmp_path: Path, corp
     assert "abnormality" not in journal and "MRN" not in journal  # counts and hashes only, no text
 
     with pytest.raises(WorkFolderExistsError, match="--resume"):
-        deidentify_path_parallel(spec, corpus, out, workers=1)
+        run(RunPlan(spec, corpus, out, workers=1))
     counts: list[int] = []
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True, on_batch=counts.append)
+    summary = run(RunPlan(spec, corpus, out, workers=1, resume=True), on_batch=counts.append)
     same_files(ref, out)
     assert summary.resumed and summary.resumed_batches == 6 and sum(counts) == 120
     assert not work.exists()
@@ -322,7 +322,7 @@ def test_resume_without_a_work_folder_starts_a_new_run(tmp_path: Path, corpus: P
     spec = spec_for("mask")
     ref = reference(tmp_path, spec, corpus)
     out = tmp_path / "par.jsonl"
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    summary = run(RunPlan(spec, corpus, out, workers=1, resume=True))
     same_files(ref, out)
     assert not summary.resumed and summary.resumed_batches == 0
 
@@ -342,12 +342,12 @@ def test_a_crash_while_writing_the_output_is_resumed(tmp_path: Path, corpus: Pat
 
     monkeypatch.setattr(AuditWriter, "append", failing)
     with pytest.raises(OSError, match="No space"):
-        deidentify_path_parallel(spec, corpus, out, workers=1)
+        run(RunPlan(spec, corpus, out, workers=1))
     assert not out.exists() and work_folder_for(out).is_dir()
     temporaries = sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp"))
     assert len(temporaries) == 2  # kept for the resume, which cuts them back to batch 5's end
     monkeypatch.setattr(AuditWriter, "append", original)
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    summary = run(RunPlan(spec, corpus, out, workers=1, resume=True))
     same_files(ref, out)
     assert summary.resumed_batches == 6
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
@@ -358,7 +358,7 @@ def test_torn_journal_orphans_and_damaged_parts_are_redone(tmp_path: Path, corpu
     ref = reference(tmp_path, spec, corpus, "ref.jsonl.gz")  # gzip output: stored as parts, merged
     out = tmp_path / "par.jsonl.gz"
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(8))
+        run(RunPlan(spec, corpus, out, workers=1), on_batch=crash_after(8))
     work = work_folder_for(out)
     parts = sorted((work / "parts").iterdir())
     assert len(parts) == 8
@@ -368,7 +368,7 @@ def test_torn_journal_orphans_and_damaged_parts_are_redone(tmp_path: Path, corpu
         journal.write('{"batch": 9, "docs": 8, "ids": "')  # torn by the crash
     (work / "parts" / "000000000011.jsonl").write_text("orphan: written, never journaled\n")
     (work / "parts" / ".000000000012.jsonl.999.tmp").write_text("half a part")
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    summary = run(RunPlan(spec, corpus, out, workers=1, resume=True))
     same_files(ref, out)
     assert summary.resumed_batches == 6  # 8 journaled, one damaged, one lost
 
@@ -378,7 +378,7 @@ def test_a_streamed_run_resumes_from_its_longest_intact_prefix(tmp_path: Path, c
     ref = reference(tmp_path, spec, corpus)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, corpus, out, workers=1, on_batch=crash_after(8))
+        run(RunPlan(spec, corpus, out, workers=1), on_batch=crash_after(8))
     work = work_folder_for(out)
     assert not list((work / "parts").iterdir())  # streamed: no parts
     spools = json.loads((work / "spools.json").read_text())["temporaries"]
@@ -396,7 +396,7 @@ def test_a_streamed_run_resumes_from_its_longest_intact_prefix(tmp_path: Path, c
     output_tmp.write_bytes(bytes(data) + b'{"id": "never journaled"}\n')
     with open(work / "journal.jsonl", "a", encoding="utf-8") as journal:
         journal.write('{"batch": 8, "docs": 8, "ids": "')
-    summary = deidentify_path_parallel(spec, corpus, out, workers=1, resume=True)
+    summary = run(RunPlan(spec, corpus, out, workers=1, resume=True))
     same_files(ref, out)
     assert summary.resumed_batches == 3  # batches 0-2; 3 was damaged, so 3 and after are redone
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
@@ -418,7 +418,7 @@ def test_resume_refuses_what_changed(tmp_path: Path, corpus: Path, change: str, 
     keyed = PipelineSpec(spec_for("tag").config.with_section("replace", mode="tag"), KEY)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
-        deidentify_path_parallel(keyed, corpus, out, workers=1, on_batch=crash_after(2))
+        run(RunPlan(keyed, corpus, out, workers=1), on_batch=crash_after(2))
     spec, options = keyed, ReadOptions()
     if change == "batch":
         spec = PipelineSpec(spec_for("tag", batch_size=16).config.with_section("replace", mode="tag"), KEY)
@@ -436,7 +436,7 @@ def test_resume_refuses_what_changed(tmp_path: Path, corpus: Path, change: str, 
     else:
         spec = PipelineSpec(keyed.config.with_section("replace", mode="tag"))
     with pytest.raises(ResumeMismatchError, match=message) as caught:
-        deidentify_path_parallel(spec, corpus, out, workers=1, resume=True, options=options)
+        run(RunPlan(spec, corpus, out, workers=1, resume=True, options=options))
     assert str(work_folder_for(out)) in str(caught.value)
     assert work_folder_for(out).is_dir()  # refusing never destroys the finished work
 
@@ -445,7 +445,7 @@ def test_a_worker_that_cannot_build_its_pipeline_reports_why(tmp_path: Path, cor
     spec = spec_for("mask", pipeline={"detectors": ["rules", "no-such-detector"], "batch_size": 8})
     out = tmp_path / "par.jsonl"
     with pytest.raises(ConfigError, match="unknown detector 'no-such-detector'"):
-        deidentify_path_parallel(spec, corpus, out, workers=2)
+        run(RunPlan(spec, corpus, out, workers=2))
     assert not out.exists() and not work_folder_for(out).exists()  # nothing finished: nothing to resume
 
 
@@ -470,8 +470,8 @@ def test_a_worker_killed_mid_run_is_reported_and_resumable(tmp_path: Path, corpu
     if not Path(f"/proc/{os.getpid()}/task").is_dir():
         pytest.skip("needs /proc")
     with pytest.raises(ParallelRunError, match="worker process died.*--resume"):
-        deidentify_path_parallel(spec, corpus, out, workers=2, on_batch=kill_a_worker)
-    summary = deidentify_path_parallel(spec, corpus, out, workers=2, resume=True)
+        run(RunPlan(spec, corpus, out, workers=2), on_batch=kill_a_worker)
+    summary = run(RunPlan(spec, corpus, out, workers=2, resume=True))
     same_files(ref, out)
     assert summary.resumed_batches >= 1
 
@@ -481,7 +481,7 @@ def test_a_bad_output_is_refused_before_any_work(tmp_path: Path, corpus: Path) -
     out.mkdir()
     (out / "keep.me").write_text("not ours")
     with pytest.raises(FileExistsError, match="holds files this writer did not make"):
-        deidentify_path_parallel(spec_for("mask"), corpus, out, workers=1, output_format=InputFormat.TXT)
+        run(RunPlan(spec_for("mask"), corpus, out, workers=1, output_format=InputFormat.TXT))
     assert not work_folder_for(out).exists()
     assert sorted(os.listdir(out)) == ["keep.me"]
 
@@ -499,8 +499,8 @@ def test_vault_and_replacer_stats_survive_a_resume(tmp_path: Path, corpus: Path,
     deidentify_path(ref_deid, source, tmp_path / "ref.jsonl", vault_path=ref_vault, vault_key=KEY)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
-        deidentify_path_parallel(spec, source, out, workers=1, vault_path=vault, vault_key=KEY, on_batch=crash_after(2))
-    summary = deidentify_path_parallel(spec, source, out, workers=1, resume=True, vault_path=vault, vault_key=KEY)
+        run(RunPlan(spec, source, out, workers=1, vault_path=vault, vault_key=KEY), on_batch=crash_after(2))
+    summary = run(RunPlan(spec, source, out, workers=1, resume=True, vault_path=vault, vault_key=KEY))
     same_files(tmp_path / "ref.jsonl", out)
     opened = read_vault(vault, KEY)
     assert opened == read_vault(ref_vault, KEY)

@@ -4,7 +4,7 @@ once, in input order), and the killed run's workers must not linger.
 
 The command is `python -m radeid deid ... --workers 2 [--resume]` once the CLI has those options;
 until then the same runner is driven through `python -c` (the code path under test is the same:
-`radeid.run.parallel.deidentify_path_parallel`).
+`radeid.run.parallel.run`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ DRIVER = """
 import sys
 from pathlib import Path
 from radeid.config.config import Config
-from radeid.run.parallel import deidentify_path_parallel
+from radeid.run.parallel import RunPlan, run
 from radeid.pipeline.spec import PipelineSpec
 source, output, mode, key, resume, batch = sys.argv[1:7]
 config = Config.load(overrides={"pipeline": {"batch_size": int(batch)}})
@@ -53,7 +53,7 @@ if mode == "surrogate":
     spec = PipelineSpec.surrogates(bytes.fromhex(key), config)
 else:
     spec = PipelineSpec.masking(config, mode)
-deidentify_path_parallel(spec, Path(source), Path(output), workers=2, resume=resume == "1")
+run(RunPlan(spec, Path(source), Path(output), workers=2, resume=resume == "1"))
 """
 
 

@@ -42,7 +42,7 @@ from radeid.cli.main import app as radeid_app  # noqa: E402
 from radeid.cli.spark import register  # noqa: E402
 from radeid.config.config import Config, ConfigError  # noqa: E402
 from radeid.pipeline.spec import PipelineSpec  # noqa: E402
-from radeid.run.parallel import deidentify_path_parallel  # noqa: E402
+from radeid.run.parallel import RunPlan, run  # noqa: E402
 from radeid.spark.dataframe import deidentify_dataframe  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -138,7 +138,7 @@ def test_surrogates_match_the_single_machine_run_for_the_same_key(spark: Any, co
     pytest.importorskip("radeid.replace.surrogate", reason="the surrogate engine is not available")
     spec = PipelineSpec.surrogates(KEY, Config.load())
     output = tmp_path / "deid.jsonl"
-    deidentify_path_parallel(spec, corpus, output, workers=1)  # what `radeid deid --mode surrogate` runs
+    run(RunPlan(spec, corpus, output, workers=1))  # what `radeid deid --mode surrogate` runs
     texts, audit = read_pairs(output)
     df = spark.read.schema(SCHEMA).json(str(corpus)).repartition(4)  # other partitions, other order: same output
     got_texts, got_spans = collected(deidentify_dataframe(df, "text", "id", "patient_id", config=spec))

@@ -33,7 +33,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("resolve/resolver.py", "Resolver.resolve"): "being edited elsewhere (issue 26 left it)",
     ("run/batch.py", "deidentify_path"): "being edited elsewhere (issue 26 left it)",
     ("run/merge.py", "merge_parts"): "being edited elsewhere (issue 26 left it)",
-    ("run/parallel.py", "deidentify_path_parallel"): "being edited elsewhere (issue 26 left it)",
 }
 
 

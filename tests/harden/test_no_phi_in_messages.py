@@ -67,7 +67,7 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, run
     # the input changed during the run
     from radeid.config.config import Config
     from radeid.pipeline.spec import PipelineSpec
-    from radeid.run.parallel import deidentify_path_parallel
+    from radeid.run.parallel import RunPlan, run
 
     spec = PipelineSpec(
         Config.load(overrides={"pipeline": {"batch_size": 1, "detectors": ["rules"]}, "replace": {"mode": "tag"}})
@@ -78,7 +78,7 @@ def failing_runs(tmp_path: Path, key: Path, monkeypatch: pytest.MonkeyPatch, run
         jsonl(changing, [good("m"), good("n", TEXT.replace("stable", "stabel"))])
 
     try:
-        deidentify_path_parallel(spec, changing, t / "o9.jsonl", workers=1, on_batch=change)
+        run(RunPlan(spec, changing, t / "o9.jsonl", workers=1), on_batch=change)
     except Exception as exc:  # noqa: BLE001
         out.append((1, "".join(traceback.format_exception(exc))))
     return out

@@ -11,7 +11,7 @@ import pytest
 from radeid.config.config import Config
 from radeid.pipeline.spec import PipelineSpec
 from radeid.run.journal import JournalError, work_folder_for
-from radeid.run.parallel import deidentify_path_parallel
+from radeid.run.parallel import RunPlan, run
 from radeid.secure.vault import read_vault, reidentify_text
 
 KEY = bytes(range(32))
@@ -40,7 +40,7 @@ def test_input_changed_during_the_run_is_refused(tmp_path: Path, write_jsonl) ->
             write_jsonl(src, rows(12, tag="Grunt"))
 
     with pytest.raises(JournalError, match="changed"):
-        deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, on_batch=change_input)
+        run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY), on_batch=change_input)
     assert not out.exists() and not vault.exists()
 
 
@@ -108,8 +108,7 @@ def test_a_crash_at_any_commit_step_is_finished_by_resume(
     src = write_jsonl(tmp_path / "in.jsonl", rows(10))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     # an older run's outputs are in place: after the crash they must never be mixed with the new ones
-    deidentify_path_parallel(spec(), write_jsonl(tmp_path / "old.jsonl", rows(3)), out, workers=1,
-                             vault_path=vault, vault_key=KEY)  # fmt: skip
+    run(RunPlan(spec(), write_jsonl(tmp_path / "old.jsonl", rows(3)), out, workers=1, vault_path=vault, vault_key=KEY))
 
     def fault(name: str) -> None:
         if name == step:
@@ -117,10 +116,10 @@ def test_a_crash_at_any_commit_step_is_finished_by_resume(
 
     monkeypatch.setattr(commit, "_after_step", fault)
     with pytest.raises(Killed):
-        deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY)
+        run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY))
     assert work_folder_for(out).exists()
     monkeypatch.setattr(commit, "_after_step", lambda name: None)
-    summary = deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True)
+    summary = run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True))
     assert summary.documents == 10
     check_agree(src, out, vault, read_jsonl)
     assert not work_folder_for(out).exists()
@@ -133,11 +132,10 @@ def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path, write_json
     src = write_jsonl(tmp_path / "in.jsonl", rows(10))
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     with pytest.raises(RuntimeError):
-        deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY,
-                                 on_batch=_crash_on(3))  # fmt: skip
+        run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY), on_batch=_crash_on(3))
     for name in (".out.jsonl.abc123.tmp", ".out.jsonl.audit.jsonl.x.tmp", ".v.parquet.y.tmp"):
         (tmp_path / name).write_text("left by a kill during the merge")
-    deidentify_path_parallel(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True)
+    run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True))
     check_agree(src, out, vault, read_jsonl)
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 

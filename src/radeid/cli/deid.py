@@ -28,7 +28,7 @@ from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
 from radeid.run.batch import default_audit_path
-from radeid.run.parallel import default_workers, deidentify_path_parallel
+from radeid.run.parallel import RunPlan, default_workers, run
 from radeid.run.worker_start import fewer_collections
 from radeid.secure.keys import key_dir_for, load_key, resolve_key
 
@@ -183,19 +183,21 @@ def run_deid(
         raise fail(str(exc), EXIT_USAGE) from None
     fmt = input_format(io.format)
     summary = run_job(
-        lambda on_batch: deidentify_path_parallel(
-            spec,
-            input_path,
-            output,
-            workers=workers,
-            resume=resume,
-            input_format=fmt,
-            output_format=input_format(io.output_format),
-            options=read_options(cfg),
-            audit_path=audit_path,
-            vault_path=vault_path,
-            vault_key=key,
-            on_error=io.on_error,  # type: ignore[arg-type]
+        lambda on_batch: run(
+            RunPlan(
+                spec,
+                input_path,
+                output,
+                workers=workers,
+                resume=resume,
+                input_format=fmt,
+                output_format=input_format(io.output_format),
+                options=read_options(cfg),
+                audit_path=audit_path,
+                vault_path=vault_path,
+                vault_key=key,
+                on_error=io.on_error,  # type: ignore[arg-type]
+            ),
             on_batch=on_batch,
         ),
         quiet,

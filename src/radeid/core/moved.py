@@ -54,7 +54,7 @@ MOVED_MODULES: dict[str, str] = {
     "radeid.batch": "radeid.run.batch",
     "radeid.parallel": "radeid.run.parallel",
     "radeid.pool": "radeid.run.pool",
-    "radeid.line_batches": "radeid.run.line_batches",
+    "radeid.line_batches": "radeid.run.chunks",
     "radeid.stream": "radeid.run.stream",
     "radeid.merge": "radeid.run.merge",
     "radeid.journal": "radeid.run.journal",

@@ -37,7 +37,7 @@ def pseudonymize_result(result: Result, key: bytes | None) -> Result:
     """`result` with its document id replaced by its pseudonym (unchanged when `key` is None).
 
     The one place ids are pseudonymized: the runners (`batch.deidentify_path`,
-    `parallel.deidentify_path_parallel`) pass every result through it before the output, the
+    `parallel.run`) pass every result through it before the output, the
     audit and the vault see it, so output file names (made from the id) follow. The original id
     stays in `metadata[metakeys.ORIGINAL_ID]`, which only the vault reads (encrypted there, so
     that `radeid reidentify` can restore it); no writer writes it."""

@@ -217,7 +217,7 @@ def _line_items(
 
 def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """`(line number, bytes)` of every non-blank line, unparsed: all a parallel run's coordinating
-    process reads of a JSONL input (`radeid.run.line_batches`); its workers parse them
+    process reads of a JSONL input (`radeid.run.chunks`); its workers parse them
     (`parse_lines`). Raises what reading raises (`STREAM_ERRORS`)."""
     with open_binary(path) as handle:
         for lineno, raw in enumerate(handle, 1):

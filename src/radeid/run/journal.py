@@ -52,6 +52,7 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "COMMIT_RECORD",
     "FORMAT_VERSION",
     "BatchRecord",
     "JournalError",
@@ -62,14 +63,18 @@ __all__ = [
     "fingerprint_input",
     "docs_digest",
     "ids_digest",
+    "part_name",
     "work_folder_for",
 ]
 
+#: The work folder's record of a commit under way (`radeid.io.commit`; a resume replays its renames).
+COMMIT_RECORD = "commit.json"
 #: The journal is fsynced at most this often (see `WorkFolder.record`).
 SYNC_SECONDS = 0.5
 # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`); 3: a streamed JSONL
-# run's batches are lines, parsed by the workers, and `ids` digests the lines (`line_batches`).
-FORMAT_VERSION = 3
+# run's batches are lines, parsed by the workers, and `ids` digests the lines (`chunks.LineChunk`);
+# 4: a batch stored as a part journals its replacements by category too (the sink counts them).
+FORMAT_VERSION = 4
 _WORK_SUFFIX = ".radeid-work"
 _DONE_SUFFIX = ".radeid-done"
 
@@ -152,6 +157,11 @@ def docs_digest(docs: Iterable[Any]) -> str:
 # ------------------------------------------------------------------------------------ parts
 
 
+def part_name(batch: int) -> str:
+    """The file name of batch `batch`'s part in `parts/` (the worker writes it, the journal checks it)."""
+    return f"{batch:012d}.jsonl"
+
+
 @dataclass(frozen=True)
 class BatchRecord:
     """One journal line: batch `batch` is done and its part is `size` bytes with this SHA-256.
@@ -170,7 +180,7 @@ class BatchRecord:
     #: A streamed batch (`radeid.run.stream`): (byte count, SHA-256) of what it appended to each of the
     #: run's temporaries (output, audit), in order; empty for a batch stored as a part.
     segments: tuple[tuple[int, str], ...] = ()
-    #: A streamed batch: its replacements by category (a part's are counted when it is merged).
+    #: Its replacements by category (counted by the sink, so a resume knows them without the part).
     categories: dict[str, int] = field(default_factory=dict)
 
     @classmethod
@@ -294,7 +304,7 @@ class WorkFolder:
         return cls(path, {}, False, lock)
 
     def part_path(self, batch: int) -> Path:
-        return self.parts / f"{batch:012d}.jsonl"
+        return self.parts / part_name(batch)
 
     def record(self, record: BatchRecord) -> None:
         """Journal a finished batch (its part or its bytes are already in place): append and flush
@@ -425,11 +435,11 @@ def _load_journal(path: Path) -> dict[int, BatchRecord]:
     parts.mkdir(mode=0o700, exist_ok=True)
     done: dict[int, BatchRecord] = {}
     for record in _journal_lines(path):
-        if record.segments or _part_ok(parts / f"{record.batch:012d}.jsonl", record):  # streamed: see radeid.run.stream
+        if record.segments or _part_ok(parts / part_name(record.batch), record):  # streamed: see radeid.run.stream
             done[record.batch] = record
         else:
             done.pop(record.batch, None)
-    keep = {f"{b:012d}.jsonl" for b in done}
+    keep = {part_name(b) for b in done}
     for entry in parts.iterdir():
         if entry.name not in keep:
             with contextlib.suppress(OSError):

@@ -9,7 +9,6 @@ during the run is refused.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -20,15 +19,16 @@ from typing import Any
 
 from radeid.core.categories import Category
 from radeid.core.document import Document, Replacement, Result, Span
-from radeid.io.commit import commit_together
 from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
-from radeid.run.batch import _batches
+from radeid.run.batch import RunSummary, _batches
 from radeid.run.journal import BatchRecord, JournalError, WorkFolder, docs_digest
+from radeid.run.plan import RunPlan
+from radeid.run.sink import commit_outputs, drop
 from radeid.secure.vault import VaultWriter
 
-__all__ = ["COMMIT_RECORD", "PartDocument", "merge_parts", "read_part", "write_part"]
+__all__ = ["PartDocument", "merge_parts", "read_part", "write_part"]
 
 
 # ------------------------------------------------------------------------------------ parts
@@ -120,36 +120,26 @@ def _only_documents(path: Path, fmt: InputFormat | None, options: ReadOptions) -
             yield item
 
 
-COMMIT_RECORD = "commit.json"
-
-
 def merge_parts(
-    work: WorkFolder,
-    summary: Any,
-    input_path: Path,
-    output_path: Path,
-    audit_path: Path,
-    vault: tuple[Path, bytes] | None,
-    input_format: InputFormat | None,
-    out_fmt: InputFormat | None,
-    options: ReadOptions,
-    size: int,
-    id_key: bytes | None = None,
+    plan: RunPlan, work: WorkFolder, summary: RunSummary, out_fmt: InputFormat | None, id_key: bytes | None
 ) -> None:
     """Stream every part, in batch order, into temporaries; then commit output, audit and vault as
-    one unit (`radeid.io.commit.commit_together`, with its record in the work folder for a resume)."""
-    written = skipped = 0
+    one unit (`radeid.io.commit.commit_together`, with its record in the work folder for a resume).
+    The sink counted every batch already (documents, spans): this checks the input read again
+    gives the same documents."""
+    input_path, size = plan.input_path, plan.batch_size
+    written = 0
     writers: list[Any] = []
     try:
-        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
+        writer = open_writer(plan.output_path, out_fmt, plan.options, input_path=input_path)
         writers.append(writer)
-        audit = AuditWriter(audit_path)
+        audit = AuditWriter(plan.audit)
         writers.append(audit)
-        vault_writer = VaultWriter(*vault) if vault is not None else None
+        vault_writer = VaultWriter(*plan.vault) if plan.vault is not None else None
         if vault_writer is not None:
             writers.append(vault_writer)
             vault_writer.open()
-        for batch, docs in enumerate(_batches(_only_documents(input_path, input_format, options), size)):
+        for batch, docs in enumerate(_batches(_only_documents(input_path, plan.input_format, plan.options), size)):
             record = work.done.get(batch)
             if record is None:
                 raise JournalError(f"batch {batch} is missing from the work folder {str(work.path)!r}; use --resume")
@@ -165,24 +155,16 @@ def merge_parts(
                     f"{first!r} to {last!r}, differs from what was de-identified); nothing was written. "
                     f"Rerun from the start (delete {str(work.path)!r})"
                 )
-            skipped += len(record.skipped)
             for doc, part in zip(docs, parts, strict=True):
                 result: Result = pseudonymize_result(part.result_for(doc), id_key)
                 writer.write(result)
                 audit.write(result)
                 if vault_writer is not None:
                     vault_writer.add(result)
-                summary.spans += len(result.replacements)
-                summary.by_category.update(r.span.category.value for r in result.replacements)
-            summary.replacer_stats.update(record.stats)
             written += record.docs
         if written != summary.documents:  # the input changed between the two reads: commit nothing
             raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
     except BaseException:
-        for each in writers:
-            with contextlib.suppress(Exception):
-                each.abort()
+        drop(writers)
         raise
-    summary.documents -= skipped  # those the pipeline failed on (--on-error skip) were not written
-    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
-    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)
+    commit_outputs(work, summary, writers)

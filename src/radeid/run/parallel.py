@@ -1,29 +1,25 @@
-"""Parallel, resumable batch runs: a process pool over the batches of a stream.
+"""The coordinator of a run: `run(plan)` checks, opens the work folder, feeds the chunks, commits.
 
-`deidentify_path_parallel` does what `batch.deidentify_path` does (same reader, same writers,
-same handling of bad records, reported in the same order), with these differences:
+`run(RunPlan(...))` does what `batch.deidentify_path` does (same reader, same writers, same
+handling of bad records, reported in the same order), with these differences:
 
-* Batches run in `workers` processes, each building the pipeline once from a picklable
-  `PipelineSpec` (the pool initializer; `radeid.run.pool`). At most `2 * workers` batches are in
-  flight (and as many finished ones waiting for an earlier one), so memory is bounded by the
+* The input is cut into chunks (`radeid.run.chunks`: raw JSONL lines the workers parse, or
+  documents read here for formats that cannot be split as bytes), de-identified in `workers`
+  processes that build their pipeline once (`radeid.run.pool`). At most `2 * workers` chunks are
+  in flight (and as many finished ones waiting for an earlier one): memory is bounded by the
   batch size.
-* Results go to the output in input order as they arrive (`radeid.run.stream`), for JSONL/CSV output
-  with the audit and no vault: each worker serializes its batch (output rows, kept columns,
-  audit lines); this process appends the bytes to the temporaries in batch order and journals
-  each batch's byte counts and hashes in a work folder beside the output (`radeid.run.journal`).
-  After a crash, `resume=True` cuts the temporaries back to the last whole journaled batch and
-  continues. Other outputs (a vault, gzip, Parquet, folders) store every batch as a part and
-  merge the parts at the end (`radeid.run.merge`).
-* For such a streamed run of an uncompressed JSONL input, the workers read too: this process
-  only splits the file into batches of non-blank lines, and each worker parses its own
-  (`radeid.run.line_batches`), so this process does no per-document work beyond moving bytes.
-  Other inputs are read here and sent as documents.
+* Finished chunks go through one ordered sink (`radeid.run.sink`), which reports what reading
+  them found, appends their bytes to the spools in input order (JSONL/CSV output and the audit,
+  no vault, no gzip: `radeid.run.stream`) or notes the part the worker stored (a vault, gzip,
+  Parquet, folders: `radeid.run.merge`), and journals them in the work folder beside the output
+  (`radeid.run.journal`). After a crash, `resume=True` keeps every whole journaled chunk and
+  continues.
 * Output, audit and vault are committed as one unit (`radeid.io.commit`: stage and fsync all,
   record the renames in the work folder, rename; a resume finishes an interrupted commit). An
   input changed during the run is refused (its content digest is checked before the commit).
 
 Because every surrogate is keyed by (key, scope, original), the output is byte-identical to a
-single-process run whatever the batch boundaries, resumed or not.
+single-process run whatever the chunk boundaries, resumed or not.
 """
 
 from __future__ import annotations
@@ -33,7 +29,6 @@ import os
 import tempfile
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
@@ -42,40 +37,22 @@ from radeid.io.errors import InputNotFoundError, OutputExistsError
 from radeid.io.paths import check_paths
 from radeid.io.readers import InputFormat, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
-from radeid.pipeline.spec import PipelineSpec, canonical
-from radeid.run.batch import (
-    DuplicateIdError,
-    OnError,
-    RunAborted,
-    choose_output_format,
-    default_audit_path,
-)
-from radeid.run.journal import (
-    FORMAT_VERSION,
-    WorkFolder,
-    fingerprint_input,
-    work_folder_for,
-)
-from radeid.run.line_batches import (
-    splits_lines,
-)
-from radeid.run.merge import COMMIT_RECORD, merge_parts
-from radeid.run.pool import BatchPool, ParallelRunSummary, PipelineFailed, feed_documents, feed_lines, id_key_for
-from radeid.run.stream import (
-    StreamFormat,
-    StreamSink,
-    commit_stream,
-    drop,
-    open_stream,
-    spooled_paths,
-)
+from radeid.run.batch import DuplicateIdError, RunAborted, choose_output_format, report_issue
+from radeid.run.chunks import Chunk, split_input
+from radeid.run.journal import COMMIT_RECORD, JournalError, WorkFolder, work_folder_for
+from radeid.run.merge import merge_parts
+from radeid.run.plan import RunPlan
+from radeid.run.pool import BatchPool, WorkerSetup, id_key_for
+from radeid.run.sink import OrderedSink, ParallelRunSummary, PipelineFailed, drop
+from radeid.run.stream import StreamFormat, commit_stream, open_stream, spooled_paths
 from radeid.run.worker_start import default_workers
 
 __all__ = [
     "ParallelRunError",
     "ParallelRunSummary",
+    "RunPlan",
     "default_workers",
-    "deidentify_path_parallel",
+    "run",
     "work_folder_for",
 ]
 
@@ -87,15 +64,17 @@ class ParallelRunError(RuntimeError):
 # ------------------------------------------------------------------------------------ the runner
 
 
-def _manifest(spec: PipelineSpec, input_path: Path, input_format: InputFormat | None, options: ReadOptions) -> dict:
-    return {
-        "format": FORMAT_VERSION,
-        "input": fingerprint_input(input_path),
-        "read": {"format": input_format.value if input_format else None, "options": canonical(options)},
-        "batch_size": spec.config.pipeline.batch_size,
-        "pipeline": spec.fingerprint(),
-        "key": spec.key_check(),
-    }
+def _check(plan: RunPlan) -> InputFormat | None:
+    """Refuse what would fail later, before any work: paths, the input's shape, the writers.
+    Returns the output format."""
+    if not plan.input_path.exists():
+        raise InputNotFoundError(f"input not found: {plan.input_path}")
+    writes = {"the output": plan.output_path, "the audit": plan.audit, "the vault": plan.vault_path}
+    check_paths({"the input": plan.input_path}, writes)
+    read_documents(plan.input_path, plan.input_format, plan.options)  # whole-input problems, up front
+    out_fmt = choose_output_format(plan.input_path, plan.output_path, plan.input_format, plan.output_format)
+    _preflight(plan.output_path, out_fmt, plan.options, plan.input_path, plan.audit, plan.vault_path)
+    return out_fmt
 
 
 def _preflight(
@@ -117,124 +96,128 @@ def _preflight(
         os.unlink(tmp)
 
 
-def deidentify_path_parallel(
-    spec: PipelineSpec,
-    input_path: Path,
-    output_path: Path,
-    *,
-    workers: int | None = None,
-    resume: bool = False,
-    input_format: InputFormat | None = None,
-    output_format: InputFormat | None = None,
-    options: ReadOptions | None = None,
-    audit_path: Path | None = None,
-    vault_path: Path | None = None,
-    vault_key: bytes | None = None,
-    on_error: OnError = "fail",
-    on_batch: Callable[[int], None] | None = None,
-    mp_context: BaseContext | None = None,
-) -> ParallelRunSummary:
-    """De-identify `input_path` into `output_path` (+ audit) with `workers` processes, resumably.
+def run(plan: RunPlan, on_batch: Callable[[int], None] | None = None) -> ParallelRunSummary:
+    """Carry out `plan`: de-identify its input into its output (+ audit, + vault), resumably.
 
-    `workers=None` uses every core this process may run on. `resume=True` continues the
-    interrupted run whose work folder sits beside the output (or starts one when there is none);
-    it raises `ResumeMismatchError` when the input, read options, batch size, pipeline or key
-    differ. Without `resume`, a leftover work folder raises `WorkFolderExistsError`.
-    `on_batch(n)` is called as batches finish (and, on resume, as journaled ones are skipped).
-    `on_error`, `RunAborted`, the summary and the vault (`vault_path` + `vault_key`) behave as in
-    `batch.deidentify_path`; a run stopped by a bad record deletes its work folder (the input must
-    change before it can succeed). With a vault, batches are stored as parts and the vault is
-    written in the final pass, from the re-read originals: the work folder never holds an
-    original PHI string.
+    With `plan.resume`, continues the interrupted run whose work folder sits beside the output; it
+    raises `ResumeMismatchError` when the input, read options, batch size, pipeline or key
+    differ. Without it, a leftover work folder raises `WorkFolderExistsError`. `on_batch(n)` is
+    called as batches finish (and, on resume, as journaled ones are skipped). `RunAborted`, the
+    summary and the vault behave as in `batch.deidentify_path`; a run stopped by a bad record
+    deletes its work folder (the input must change before it can succeed). The work folder never
+    holds an original PHI string.
     """
-    input_path, output_path = Path(input_path), Path(output_path)
-    options = options or ReadOptions()
-    workers = workers or default_workers()
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    if vault_path is not None and vault_key is None:
-        raise ValueError("a vault needs a key")
-    audit = Path(audit_path) if audit_path is not None else default_audit_path(output_path)
-    if not input_path.exists():
-        raise InputNotFoundError(f"input not found: {input_path}")
-    check_paths({"the input": input_path}, {"the output": output_path, "the audit": audit, "the vault": vault_path})
-    read_documents(input_path, input_format, options)  # whole-input problems are raised here, up front
-    out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
-    _preflight(output_path, out_fmt, options, input_path, audit, Path(vault_path) if vault_path else None)
-
-    vault_file = Path(vault_path) if vault_path is not None else None
-    stream = StreamFormat.choose(output_path, out_fmt, options, audit, vault_file)
-    summary = ParallelRunSummary(workers=workers)
-    manifest = _manifest(spec, input_path, input_format, options)
-    work = WorkFolder.open(output_path, manifest, resume=resume, key_matches=spec.key_matches)
+    out_fmt = _check(plan)
+    stream = StreamFormat.choose(plan.output_path, out_fmt, plan.options, plan.audit, plan.vault_path)
+    summary = ParallelRunSummary(workers=plan.worker_count)
+    manifest = plan.manifest()
+    work = WorkFolder.open(plan.output_path, manifest, resume=plan.resume, key_matches=plan.spec.key_matches)
     summary.resumed = work.resumed
-    if work.resumed:
-        try:
-            done = finish_commit(work.path / COMMIT_RECORD)
-            if done is None:  # a run killed mid-way left temporaries beside the outputs
-                keep = (spooled_paths(work) or []) if stream is not None else []
-                remove_temporaries([output_path, audit, vault_path], keep=keep)
-        except BaseException:
-            work.close()
-            raise
-        if done is not None:  # the interrupted run had committed: its renames are now all done
-            summary.documents = int(done.get("documents", 0))
-            summary.spans = int(done.get("spans", 0))
-            summary.by_category.update({str(k): int(v) for k, v in dict(done.get("by_category") or {}).items()})
-            summary.resumed_documents = summary.documents
-            work.finish()
-            return summary
-        # A batch journaled the other way (the vault or the output changed) is redone.
-        work.keep_only(b for b, r in work.done.items() if bool(r.segments) == (stream is not None))
-    size = spec.config.pipeline.batch_size
-    writers: list[Any] = []
+    if work.resumed and _finish_interrupted(plan, work, stream, summary):
+        return summary
+    spools: list[Any] = []
     try:
-        pool = BatchPool(spec, work, workers, mp_context, on_batch, on_error, summary, stream)
-        failed = True
-        try:
-            if stream is not None:
-                writers = open_stream(work, output_path, out_fmt, options, input_path, audit)
-                pool.sink = StreamSink(work, writers, len(work.done), pool.appended)
-            if splits_lines(input_path, input_format, stream):
-                feed_lines(pool, work, input_path, options, size, summary, on_error)
-            else:
-                feed_documents(pool, work, input_path, input_format, options, size, summary, on_error, stream)
-            pool.drain()
-            failed = False
-        finally:
-            pool.close(failed=failed)
         if stream is not None:
-            commit_stream(work, summary, writers, input_path, manifest["input"])
+            spools = open_stream(work, plan.output_path, out_fmt, plan.options, plan.input_path, plan.audit)
+        _process(plan, work, stream, spools, summary, on_batch)
+        if stream is not None:
+            commit_stream(work, summary, spools, plan.input_path, manifest["input"])
         else:
-            vault = (vault_file, vault_key) if vault_file is not None and vault_key is not None else None
-            id_key = id_key_for(spec)
-            merge_parts(
-                work, summary, input_path, output_path, audit, vault, input_format, out_fmt, options, size, id_key
-            )
-    except (RunAborted, DuplicateIdError):
-        drop(writers)
-        work.discard()  # the input must change before the run can succeed: nothing to resume
-        raise
-    except PipelineFailed as exc:
-        drop(writers)
-        work.discard()
-        summary.aborted = True
-        summary.errors.append(exc.issue)
-        raise RunAborted(exc.issue, summary) from None
+            merge_parts(plan, work, summary, out_fmt, id_key_for(plan.spec))
     except BaseException as exc:
-        kept = bool(work.done) or work.resumed
-        if kept:
-            for writer in writers:  # a resume continues the streamed temporaries
-                with contextlib.suppress(Exception):
-                    writer.release()
-            work.close()
-        else:
-            drop(writers)
-            work.discard()  # nothing was finished: leave no folder that would demand --resume
-        if isinstance(exc, BrokenProcessPool):
-            then = f"finished batches are kept in {str(work.path)!r}: rerun with --resume" if kept else "nothing kept"
-            why = "out of memory, killed, or its pipeline failed to load: see its error above"
-            raise ParallelRunError(f"a worker process died ({why}); {then}") from exc
+        _stop(exc, work, spools, summary)
         raise
     work.finish()
     return summary
+
+
+def _finish_interrupted(
+    plan: RunPlan, work: WorkFolder, stream: StreamFormat | None, summary: ParallelRunSummary
+) -> bool:
+    """A resume: finish the interrupted run's commit if it had begun one (True: nothing left to do),
+    else remove its stray temporaries and forget what was journaled the other way."""
+    try:
+        done = finish_commit(work.path / COMMIT_RECORD)
+        if done is None:  # a run killed mid-way left temporaries beside the outputs
+            keep = (spooled_paths(work) or []) if stream is not None else []
+            remove_temporaries([plan.output_path, plan.audit, plan.vault_path], keep=keep)
+    except BaseException:
+        work.close()
+        raise
+    if done is not None:  # the interrupted run had committed: its renames are now all done
+        summary.documents = int(done.get("documents", 0))
+        summary.spans = int(done.get("spans", 0))
+        summary.by_category.update({str(k): int(v) for k, v in dict(done.get("by_category") or {}).items()})
+        summary.resumed_documents = summary.documents
+        work.finish()
+        return True
+    # A batch journaled the other way (the vault or the output changed) is redone.
+    work.keep_only(b for b, r in work.done.items() if bool(r.segments) == (stream is not None))
+    return False
+
+
+def _process(
+    plan: RunPlan,
+    work: WorkFolder,
+    stream: StreamFormat | None,
+    spools: list[Any],
+    summary: ParallelRunSummary,
+    on_batch: Callable[[int], None] | None,
+) -> None:
+    """Every chunk of the input through a worker and the ordered sink; then what reading reported
+    after the last chunk. A part-stored run splits by documents: its merge checks their digests."""
+    sink = OrderedSink(work, summary, plan.on_error, on_batch, spools, plan.options)
+    setup = WorkerSetup(work.parts, stream, plan.options, plan.on_error, id_key_for(plan.spec))
+    split = split_input(plan.input_path, plan.input_format, plan.options, plan.batch_size, as_bytes=stream is not None)
+    pool = BatchPool(plan.spec, setup, plan.worker_count, sink)
+    failed = True
+    try:
+        for chunk in split.chunks():
+            _feed(chunk, pool, sink, work, summary)
+        pool.drain()
+        failed = False
+    finally:
+        pool.close(failed=failed)
+    for issue in split.tail:
+        report_issue(issue, summary, plan.on_error)
+
+
+def _feed(chunk: Chunk, pool: BatchPool, sink: OrderedSink, work: WorkFolder, summary: ParallelRunSummary) -> None:
+    """One chunk to a worker, or (journaled by the interrupted run, and matching) to the sink."""
+    summary.batches += 1
+    record = work.done.get(chunk.batch)
+    if record is None:
+        pool.submit(chunk)
+        return
+    if record.ids != chunk.digest():
+        raise JournalError(f"batch {chunk.batch} of the work folder does not match the input; delete {work.path}")
+    summary.resumed_batches += 1
+    summary.resumed_documents += record.docs
+    pool.wait_room()
+    sink.resumed(chunk)
+
+
+def _stop(exc: BaseException, work: WorkFolder, spools: list[Any], summary: ParallelRunSummary) -> None:
+    """A run that failed: keep what a resume can use, or drop everything; raise what the caller
+    should see (`RunAborted`, `ParallelRunError`) in place of `exc`."""
+    if isinstance(exc, (RunAborted, DuplicateIdError, PipelineFailed)):
+        drop(spools)
+        work.discard()  # the input must change before the run can succeed: nothing to resume
+        if isinstance(exc, PipelineFailed):
+            summary.aborted = True
+            summary.errors.append(exc.issue)
+            raise RunAborted(exc.issue, summary) from None
+        return
+    kept = bool(work.done) or work.resumed
+    if kept:
+        for spool in spools:  # a resume continues the streamed temporaries
+            with contextlib.suppress(Exception):
+                spool.release()
+        work.close()
+    else:
+        drop(spools)
+        work.discard()  # nothing was finished: leave no folder that would demand --resume
+    if isinstance(exc, BrokenProcessPool):
+        then = f"finished batches are kept in {str(work.path)!r}: rerun with --resume" if kept else "nothing kept"
+        why = "out of memory, killed, or its pipeline failed to load: see its error above"
+        raise ParallelRunError(f"a worker process died ({why}); {then}") from exc

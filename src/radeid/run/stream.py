@@ -7,10 +7,10 @@ end. Instead:
 * a worker de-identifies its batch and serializes it itself (`encode_batch`): the output rows
   (kept columns included, ids pseudonymized when asked) and the audit lines, as UTF-8 bytes, with
   their SHA-256;
-* the coordinating process (`StreamSink`) appends each batch's bytes to the temporaries of the
-  output and the audit *in batch order* (a batch that finishes early waits for the ones before
-  it), then journals the batch with the byte count and hash of each segment. It does no
-  per-document work: it moves bytes.
+* the coordinating process (the ordered sink, `radeid.run.sink`) appends each batch's bytes to
+  the temporaries of the output and the audit *in batch order* (a batch that finishes early
+  waits for the ones before it), then journals the batch with the byte count and hash of each
+  segment. It does no per-document work: it moves bytes.
 * The temporaries are named in `spools.json` in the work folder. After a crash (`kill -9`), a
   resume (`recover`) re-hashes the journaled segments in order, keeps the longest prefix of whole
   batches that matches, cuts both temporaries back to its end and continues from there; a
@@ -33,20 +33,19 @@ from typing import Any
 
 from radeid.core.document import Result
 from radeid.io.audit import audit_text
-from radeid.io.commit import commit_together, fsync_dir
+from radeid.io.commit import fsync_dir
 from radeid.io.formats import InputFormat, is_gzip
 from radeid.io.ids import pseudonymize_result
 from radeid.io.records import ReadOptions
 from radeid.io.registry import format_handler
 from radeid.io.writers import AuditWriter, open_writer, output_format
 from radeid.run.journal import BatchRecord, JournalError, WorkFolder, fingerprint_input
-from radeid.run.merge import COMMIT_RECORD
+from radeid.run.sink import commit_outputs, drop
 
 __all__ = [
     "SPOOLS",
     "Encoded",
     "StreamFormat",
-    "StreamSink",
     "check_unchanged",
     "encode_batch",
     "recover",
@@ -108,32 +107,6 @@ def encode_batch(results: Iterable[Result], encoder: Encoder, fmt: StreamFormat,
     data = tuple("".join(part).encode("utf-8") for part in (out, audit))
     segments = tuple((len(d), hashlib.sha256(d).hexdigest()) for d in data)
     return Encoded(data, segments, dict(categories))
-
-
-class StreamSink:
-    """Appends finished batches to the temporaries in batch order and journals them."""
-
-    def __init__(self, work: WorkFolder, targets: list[Any], first: int, on_appended: Callable[[BatchRecord], None]):
-        self.work = work
-        self.targets = targets  # writers with `append(bytes) -> end offset`: output, audit
-        self.next = first
-        self.waiting: dict[int, tuple[BatchRecord, Encoded]] = {}
-        self.on_appended = on_appended
-
-    def add(self, record: BatchRecord, encoded: Encoded) -> None:
-        self.waiting[record.batch] = (record, encoded)
-        while self.next in self.waiting:
-            record, encoded = self.waiting.pop(self.next)
-            for target, data in zip(self.targets, encoded.data, strict=True):
-                target.append(data)
-            self.work.record(record)
-            self.next += 1
-            self.on_appended(record)
-
-    @property
-    def held(self) -> int:
-        """Batches finished but waiting for an earlier one."""
-        return len(self.waiting)
 
 
 def spooled_paths(work: WorkFolder) -> list[Path] | None:
@@ -232,13 +205,6 @@ def check_unchanged(input_path: Path, fingerprint: str) -> None:
         )
 
 
-def drop(writers: list[Any]) -> None:
-    """Abort every writer: the run cannot be resumed."""
-    for writer in writers:
-        with contextlib.suppress(Exception):
-            writer.abort()
-
-
 def open_stream(
     work: WorkFolder,
     output: Path,
@@ -269,6 +235,4 @@ def open_stream(
 def commit_stream(work: WorkFolder, summary: Any, writers: list[Any], input_path: Path, fingerprint: str) -> None:
     """Every batch is appended: refuse an input changed during the run, then commit as one unit."""
     check_unchanged(input_path, fingerprint)
-    summary.documents -= sum(len(r.skipped) for r in work.done.values())  # not written (--on-error skip)
-    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
-    commit_together(writers, record=work.path / COMMIT_RECORD, extra=extra)
+    commit_outputs(work, summary, writers)
