@@ -7,7 +7,7 @@ One path: `run(RunPlan(...), on_batch=None) -> ParallelRunSummary` (`radeid.run.
 `radeid.run.batch.deidentify_path` is the single-process run the tests compare it with. A
 document's trip through `radeid deid in.jsonl -o out.jsonl -w 2`, one runner module each:
 
-1. `radeid.cli.app.run_deid` builds a `RunPlan` (`radeid.run.plan`: the job, checked once) and calls `run(plan)`.
+1. `radeid.cli.deid.run_deid` builds a `RunPlan` (`radeid.run.plan`: the job, checked once) and calls `run(plan)`.
 2. `radeid.run.parallel.run` checks paths and writers, opens the work folder and the spools, feeds chunks.
 3. `radeid.run.chunks` cuts the input into chunks: raw JSONL lines (`LineChunk`), or documents read here.
 4. `radeid.run.pool` carries the chunk to a worker, which parses it (`Chunk.parse`), de-identifies it
