@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,16 +24,11 @@ from radeid.io.audit import (
 TEXT = "Pt Zorblat Quuxley seen 03/04/2019."
 
 
-@dataclass(frozen=True, slots=True)
-class KindReplacement(Replacement):
-    kind: str = ""
-
-
 def result() -> Result:
     doc = Document("r1", TEXT, patient_id="MRN-77")
     name = Span(3, 18, Category.PATIENT, "last", 0.98765, "model")
     date = Span(24, 34, Category.DATE, None, 1.0, "rules")
-    return Result.build(doc, [Replacement(name, "[NAME]"), KindReplacement(date, "[DATE]", "shift")])
+    return Result.build(doc, [Replacement(name, "[NAME]"), Replacement(date, "[DATE]", kind="shift")])
 
 
 def test_writer_writes_the_serializer_rows_and_reader_reads_them_back(tmp_path: Path) -> None:
@@ -164,7 +158,7 @@ def test_audit_text_is_json_dumps_of_each_row(include_patient_id: bool) -> None:
         Result.build(Document("n", texts, patient_id=None), []),
         Result.build(Document("m", texts, patient_id="p"), [
             Replacement(Span(0, 2, Category.DATE, "d", 1e-7, "rules"), "longer text"),
-            KindReplacement(Span(5, 9, Category.AGE, None, 0.99999, "rules"), "9", 'k"ind'),
+            Replacement(Span(5, 9, Category.AGE, None, 0.99999, "rules"), "9", kind='k"ind'),
             Replacement(Span(20, 30, Category.PHONE, "FAX", 2.5e20, "model"), "123"),
         ]),
     ]  # fmt: skip
@@ -172,3 +166,12 @@ def test_audit_text_is_json_dumps_of_each_row(include_patient_id: bool) -> None:
         assert audit_text(res, include_patient_id=include_patient_id) == _reference(res, include_patient_id)
     written_directly = [_fast_lines(res, include_patient_id) is not None for res in cases]
     assert written_directly == [True, True, True, False, False, True, True]
+
+
+def test_a_replacements_kind_survives_a_part_of_the_batch_runner(tmp_path: Path) -> None:
+    """The runner's parts (Parquet, folders, gzip, vault) keep a replacer's `kind` for the audit."""
+    from radeid.run.merge import _decode, _encode
+
+    back = _decode(_encode(result()))
+    assert [r.kind for r in back.replacements] == [None, "shift"]
+    assert back.replacements == result().replacements

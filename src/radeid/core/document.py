@@ -105,10 +105,15 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Replacement:
-    """What one span of the original became in the output."""
+    """What one span of the original became in the output.
+
+    `kind` is a replacer's own label for how it replaced the span (none of the built-in ones sets
+    it); when set, the audit writes it as `replacement_kind`.
+    """
 
     span: Span
     new_text: str
+    kind: str | None = None
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ def audit_rows(result: Result, *, include_patient_id: bool = False) -> list[dict
     rows = []
     for rep, fields in zip(result.replacements, span_rows(result), strict=True):
         row = {**head, **fields}
-        kind = getattr(rep, "kind", None)
+        kind = rep.kind
         if kind is not None:
             row["replacement_kind"] = str(kind)
         rows.append(row)
@@ -173,7 +173,7 @@ def _fast_lines(result: Result, include_patient_id: bool) -> str | None:
         out_start = start + shift
         out_end = out_start + len(new_text)
         shift += len(new_text) - (end - start)
-        kind = getattr(rep, "kind", None)
+        kind = rep.kind
         labels = _LABELS.get((span.category, subtype, source))
         if labels is None:
             labels = _labels(span.category, subtype, source)

@@ -8,6 +8,7 @@ fixed). Adding a mode touches its own module only: register it in `REPLACERS`
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -28,7 +29,13 @@ class Replacer(Protocol):
     Implementations: `MaskReplacer` (tags, numbered tags, same-length and fixed masks) and
     `SurrogateReplacer` (hide in plain sight). A replacer sees one document at a time and keeps
     no state between documents, so any number of workers can run it in any order.
+
+    `stats` counts events per replacer (dates that could not be read, retries): numbers only,
+    never text. The batch runner sums them over every worker for the run's summary; a replacer
+    with nothing to count keeps it empty.
     """
+
+    stats: Counter[str]
 
     def replace(self, document: Document, spans: Sequence[Span]) -> Result: ...
 
@@ -41,4 +48,9 @@ def build_replacer(config: Config, key: bytes | None) -> Replacer:
             f"{mode} mode needs a key: pass key= (or --key-file / $RADEID_KEY), or choose a mask mode "
             '([replace] mode = "tag")'
         )
-    return REPLACERS.get(mode)(config, key)
+    replacer = REPLACERS.get(mode)(config, key)
+    if not isinstance(replacer, Replacer):  # a plugin's replacer: say what it lacks at once, not mid-run
+        raise ConfigError(
+            f"replacement mode {mode!r} built {type(replacer).__name__}, which lacks `replace` or `stats`"
+        )
+    return replacer

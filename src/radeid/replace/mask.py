@@ -9,6 +9,7 @@ Adding a mode is one decorated function here: `@mask_mode("name")`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -56,6 +57,7 @@ class MaskReplacer:
     def __init__(self, config: MaskConfig | None = None) -> None:
         self.config = config or MaskConfig(mode="mask")
         self._render = MASK_MODES.get(self.config.mode)
+        self.stats: Counter[str] = Counter()  # masks have no events to count
 
     @classmethod
     def from_config(cls, config: Config, key: bytes | None = None) -> MaskReplacer:

@@ -34,13 +34,6 @@ __all__ = ["PartDocument", "merge_parts", "read_part", "write_part"]
 # ------------------------------------------------------------------------------------ parts
 
 
-@dataclass(frozen=True, slots=True)
-class _KindReplacement(Replacement):
-    """A replacement read back from a part that carried a `kind` (the audit writes it)."""
-
-    kind: str = ""
-
-
 @dataclass(frozen=True)
 class PartDocument:
     """What a part keeps of one `Result`: id, output text, replacements."""
@@ -59,9 +52,8 @@ def _encode(result: Result) -> str:
     for rep in result.replacements:
         s = rep.span
         row: list[Any] = [s.start, s.end, s.category.value, s.subtype, s.score, s.source, rep.new_text]
-        kind = getattr(rep, "kind", None)
-        if kind is not None:
-            row.append(str(kind))
+        if rep.kind is not None:
+            row.append(rep.kind)
         reps.append(row)
     return json.dumps({"id": result.document.id, "text": result.text, "r": reps}, ensure_ascii=False) + "\n"
 
@@ -74,7 +66,7 @@ def _decode(line: str) -> PartDocument:
     reps: list[Replacement] = []
     for row in data["r"]:
         span = Span(int(row[0]), int(row[1]), _CATEGORIES[row[2]], row[3], float(row[4]), str(row[5]))
-        reps.append(_KindReplacement(span, row[6], row[7]) if len(row) > 7 else Replacement(span, row[6]))
+        reps.append(Replacement(span, row[6], row[7] if len(row) > 7 else None))
     return PartDocument(str(data["id"]), str(data["text"]), tuple(reps))
 
 

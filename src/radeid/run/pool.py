@@ -59,10 +59,10 @@ class _Worker:
         """Parse, de-identify and serialize (or store) one chunk."""
         setup = self.setup
         docs, reads = chunk.parse(setup.options, self.mapping)
-        stats = getattr(self.deid.replacer, "stats", None)  # the surrogate replacer's event counts
-        before = Counter(stats) if isinstance(stats, Counter) else Counter()
+        stats = self.deid.replacer.stats  # the replacer's event counts (unparseable dates, retries)
+        before = Counter(stats)
         results, failed = deidentify_each(self.deid, docs, setup.on_error)
-        after = Counter(stats) if isinstance(stats, Counter) else Counter()
+        after = Counter(stats)
         skipped = tuple((i, type(exc).__name__) for i, exc in failed)
         skip_issues = tuple(pipeline_issue(docs[i], name, setup.on_error) for i, name in skipped)
         data: tuple[bytes, ...] = ()
