@@ -3,7 +3,7 @@
 Each figure is a whole job as a user runs it: read JSONL, de-identify, write output + audit (the
 parallel runner also fingerprints the input, appends each batch in order and journals it). Rows:
 
-* single process   `batch.deidentify_path` (no journal: the baseline);
+* single process   `serial.deidentify_path` (no journal: the baseline);
 * N workers        `parallel.run(RunPlan(workers=N))` (pool start-up included);
 * Spark local[N]   `spark.spark_deidentify_files` JSONL -> Parquet + audit JSONL (what
                    `radeid spark-deid` runs), and `deidentify_dataframe` alone (read + de-identify,
@@ -50,8 +50,8 @@ from tree_cpu import DescendantsCpu  # noqa: E402
 
 from radeid.config.config import Config  # noqa: E402
 from radeid.pipeline.spec import PipelineSpec  # noqa: E402
-from radeid.run.batch import deidentify_path  # noqa: E402
 from radeid.run.parallel import RunPlan, default_workers, run  # noqa: E402
+from radeid.run.serial import deidentify_path  # noqa: E402
 
 KEY = bytes(range(32))
 
@@ -206,7 +206,9 @@ def main() -> None:
         rows: list[tuple[str, float]] = []
         deid = spec.build()
         deid.deidentify(generate_reports(20, seed=args.seed + 1))  # warm caches, as a long run would be
-        seconds = timed(lambda out: deidentify_path(deid, corpus, out / "deid.jsonl"), work, args.repeat)
+        seconds = timed(
+            lambda out: deidentify_path(RunPlan(spec, corpus, out / "deid.jsonl"), deidentifier=deid), work, args.repeat
+        )
         rows.append(("single process (no journal)", n / seconds))
         phases: list[str] = []
         for count in (int(w) for w in args.workers.split(",")):

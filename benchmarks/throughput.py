@@ -32,7 +32,9 @@ from tree_cpu import run_tree  # noqa: E402
 
 from radeid.config.config import Config  # noqa: E402
 from radeid.pipeline.deidentifier import Deidentifier  # noqa: E402
-from radeid.run.batch import deidentify_path  # noqa: E402
+from radeid.pipeline.spec import PipelineSpec  # noqa: E402
+from radeid.run.plan import RunPlan  # noqa: E402
+from radeid.run.serial import deidentify_path  # noqa: E402
 
 
 def peak_rss_mib() -> float:
@@ -118,7 +120,8 @@ def main() -> None:
                 handle.write(json.dumps({"id": doc.id, "text": doc.text}) + "\n")
         for _ in range(args.repeat):
             start = time.perf_counter()
-            deidentify_path(deid, src, Path(tmp) / "out.jsonl")
+            plan = RunPlan(PipelineSpec.masking(config, "mask"), src, Path(tmp) / "out.jsonl")
+            deidentify_path(plan, deidentifier=deid)
             end_to_end.append(time.perf_counter() - start)
 
     t_mem, t_e2e = statistics.median(in_memory), statistics.median(end_to_end)

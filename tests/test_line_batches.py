@@ -13,8 +13,9 @@ from test_parallel import same_files, small_reports, spec_for
 from radeid.io import jsonl
 from radeid.io.readers import ReadOptions
 from radeid.run import chunks
-from radeid.run.batch import DuplicateIdError, RunAborted, deidentify_path
+from radeid.run.batch import DuplicateIdError, RunAborted
 from radeid.run.parallel import RunPlan, run
+from radeid.run.serial import deidentify_path
 
 
 def test_the_coordinator_parses_no_record_of_a_streamed_jsonl_run(
@@ -31,7 +32,7 @@ def test_the_coordinator_parses_no_record_of_a_streamed_jsonl_run(
     monkeypatch.setattr(jsonl, "_parse", counting)  # this process only: workers are forked fresh
     spec = spec_for("mask", batch_size=16)
     ref = tmp_path / "ref.jsonl"
-    deidentify_path(spec.build(), source, ref)
+    deidentify_path(RunPlan(spec, source, ref))
     parsed.clear()
     run(RunPlan(spec, source, tmp_path / "par.jsonl", workers=2))
     same_files(ref, tmp_path / "par.jsonl")
@@ -52,7 +53,7 @@ def _rows_with_problems() -> list[dict | str]:
 def test_issues_are_reported_as_a_single_process_reports_them(tmp_path: Path, write_jsonl, workers: int) -> None:
     source = write_jsonl(tmp_path / "bad.jsonl", _rows_with_problems())
     spec, options = spec_for("mask", batch_size=4), ReadOptions(max_chars=300)
-    ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl", options=options, on_error="skip")
+    ref = deidentify_path(RunPlan(spec, source, tmp_path / "ref.jsonl", options=options, on_error="skip"))
     out = tmp_path / "par.jsonl"
     summary = run(RunPlan(spec, source, out, workers=workers, options=options, on_error="skip"))
     same_files(tmp_path / "ref.jsonl", out)
@@ -66,7 +67,7 @@ def test_the_first_bad_record_stops_a_failing_run_with_the_same_error(tmp_path: 
     source = write_jsonl(tmp_path / "bad.jsonl", _rows_with_problems())
     spec = spec_for("mask", batch_size=4)
     with pytest.raises(RunAborted) as single:
-        deidentify_path(spec.build(), source, tmp_path / "ref.jsonl")
+        deidentify_path(RunPlan(spec, source, tmp_path / "ref.jsonl"))
     out = tmp_path / "par.jsonl"
     with pytest.raises(RunAborted) as parallel:
         run(RunPlan(spec, source, out, workers=2))
@@ -80,7 +81,7 @@ def test_a_duplicate_id_in_a_later_batch_names_the_same_line(tmp_path: Path, wri
     source = write_jsonl(tmp_path / "dup.jsonl", rows)
     spec = spec_for("mask", batch_size=4)
     with pytest.raises(DuplicateIdError) as single:
-        deidentify_path(spec.build(), source, tmp_path / "ref.jsonl")
+        deidentify_path(RunPlan(spec, source, tmp_path / "ref.jsonl"))
     with pytest.raises(DuplicateIdError) as parallel:
         run(RunPlan(spec, source, tmp_path / "par.jsonl", workers=2))
     assert str(parallel.value) == str(single.value)
@@ -91,7 +92,7 @@ def test_an_input_of_blank_lines_warns_as_a_single_process_does(tmp_path: Path) 
     source = tmp_path / "blank.jsonl"
     source.write_text("\n  \n\n", encoding="utf-8")
     spec = spec_for("mask")
-    ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl")
+    ref = deidentify_path(RunPlan(spec, source, tmp_path / "ref.jsonl"))
     summary = run(RunPlan(spec, source, tmp_path / "par.jsonl", workers=1))
     assert [w.describe() for w in summary.warnings] == [w.describe() for w in ref.warnings]
     assert summary.warnings and "no documents found" in summary.warnings[0].describe()
@@ -129,7 +130,7 @@ def test_a_label_map_is_applied_where_the_lines_are_parsed(tmp_path: Path, write
     rows[4]["spans"] = [{"start": 0, "end": 3, "label": "NOT_A_LABEL"}]
     source = write_jsonl(tmp_path / "gold.jsonl", rows)
     spec, options = spec_for("mask", batch_size=4), ReadOptions(label_map="presidio")
-    ref = deidentify_path(spec.build(), source, tmp_path / "ref.jsonl", options=options, on_error="skip")
+    ref = deidentify_path(RunPlan(spec, source, tmp_path / "ref.jsonl", options=options, on_error="skip"))
     out = tmp_path / "par.jsonl"
     summary = run(RunPlan(spec, source, out, workers=workers, options=options, on_error="skip"))
     same_files(tmp_path / "ref.jsonl", out)

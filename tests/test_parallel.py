@@ -20,9 +20,10 @@ from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
 from radeid.io.writers import AuditWriter
 from radeid.pipeline.spec import PipelineSpec
-from radeid.run.batch import RunAborted, deidentify_path
+from radeid.run.batch import RunAborted
 from radeid.run.journal import JournalError, ResumeMismatchError, WorkFolderExistsError, work_folder_for
 from radeid.run.parallel import ParallelRunError, RunPlan, run
+from radeid.run.serial import deidentify_path
 
 KEY = bytes(range(32))
 
@@ -61,9 +62,9 @@ def spec_for(mode: str, batch_size: int = 8, **config: object) -> PipelineSpec:
 
 
 def reference(tmp_path: Path, spec: PipelineSpec, source: Path, name: str = "ref.jsonl", **kw: object) -> Path:
-    """The single-process run (`batch.deidentify_path`) the parallel one must equal."""
+    """The single-process run (`serial.deidentify_path`) the parallel one must equal."""
     out = tmp_path / name
-    deidentify_path(spec.build(), source, out, **kw)  # type: ignore[arg-type]
+    deidentify_path(RunPlan(spec, source, out, **kw))  # type: ignore[arg-type]
     return out
 
 
@@ -169,7 +170,7 @@ def test_formats_kept_columns_and_folders_match_the_single_process_run(tmp_path:
     for r in rows[:10]:
         (folder / f"{r['id']}.txt").write_text(r["text"], encoding="utf-8")
     ref_dir, out_dir = tmp_path / "ref-notes", tmp_path / "out-notes"
-    deidentify_path(spec.build(), folder, ref_dir, output_format=InputFormat.BRAT)
+    deidentify_path(RunPlan(spec, folder, ref_dir, output_format=InputFormat.BRAT))
     run(RunPlan(spec, folder, out_dir, workers=1, output_format=InputFormat.BRAT))
     ref_files = sorted(p.relative_to(ref_dir) for p in ref_dir.rglob("*"))
     assert ref_files == sorted(p.relative_to(out_dir) for p in out_dir.rglob("*")) and len(ref_files) == 20
@@ -186,8 +187,7 @@ def test_streamed_output_is_the_same_for_any_worker_count_and_batch_size(tmp_pat
     source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     options = ReadOptions(keep_columns=("site", "patient_id"))
     ref = reference(tmp_path, spec_for("surrogate" if HAVE_SURROGATES else "mask", batch_size=8,
-                    io={"pseudonymize_ids": True}), source, "ref-" + name, options=options,
-                    id_key=KEY)  # fmt: skip
+                    io={"pseudonymize_ids": True}), source, "ref-" + name, options=options)  # fmt: skip
     for workers, batch in ((2, 8), (2, 3), (3, 5), (1, 7)):
         spec = spec_for("surrogate" if HAVE_SURROGATES else "mask", batch_size=batch, io={"pseudonymize_ids": True})
         out = tmp_path / f"w{workers}-b{batch}-{name}"
@@ -259,7 +259,7 @@ def test_skipped_records_are_skipped_identically_before_and_after_resume(tmp_pat
     source = bad_corpus
     spec = spec_for("mask", batch_size=4)
     ref_out = tmp_path / "ref.jsonl"
-    ref = deidentify_path(spec.build(), source, ref_out, on_error="skip")
+    ref = deidentify_path(RunPlan(spec, source, ref_out, on_error="skip"))
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
         run(RunPlan(spec, source, out, workers=1, on_error="skip"), on_batch=crash_after(4))
@@ -496,7 +496,8 @@ def test_vault_and_replacer_stats_survive_a_resume(tmp_path: Path, corpus: Path,
     spec = spec_for("surrogate")
     ref_vault, vault = tmp_path / "ref.vault.parquet", tmp_path / "vault.parquet"
     ref_deid = spec.build()
-    deidentify_path(ref_deid, source, tmp_path / "ref.jsonl", vault_path=ref_vault, vault_key=KEY)
+    ref_plan = RunPlan(spec, source, tmp_path / "ref.jsonl", vault_path=ref_vault, vault_key=KEY)
+    deidentify_path(ref_plan, deidentifier=ref_deid)
     out = tmp_path / "par.jsonl"
     with pytest.raises(Crash):
         run(RunPlan(spec, source, out, workers=1, vault_path=vault, vault_key=KEY), on_batch=crash_after(2))

@@ -22,8 +22,9 @@ import pytest
 
 from radeid.config.config import Config
 from radeid.pipeline.spec import PipelineSpec
-from radeid.run.batch import deidentify_path
 from radeid.run.journal import work_folder_for
+from radeid.run.plan import RunPlan
+from radeid.run.serial import deidentify_path
 
 pytestmark = [
     pytest.mark.slow,
@@ -156,7 +157,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, mode: st
     config = Config.load(overrides={"pipeline": {"batch_size": BATCH}})
     spec = PipelineSpec.surrogates(KEY, config) if mode == "surrogate" else PipelineSpec.masking(config, mode)
     expected = tmp_path / "uninterrupted.jsonl"
-    deidentify_path(spec.build(), source, expected)
+    deidentify_path(RunPlan(spec, source, expected))
 
     output = tmp_path / "out" / "deid.jsonl"
     output.parent.mkdir()

@@ -19,7 +19,8 @@ from radeid.core.document import Document
 from radeid.detect.ensemble import EnsembleDetector
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import PipelineSpec
-from radeid.run.batch import deidentify_path
+from radeid.run.plan import RunPlan
+from radeid.run.serial import deidentify_path
 
 REPO = Path(__file__).resolve().parents[2]
 ENSEMBLE_TOML = REPO / "examples" / "ensemble.toml"
@@ -77,7 +78,7 @@ def test_two_workers_write_what_one_process_writes(corpus: Path, tmp_path: Path,
     config = Config.load(ENSEMBLE_TOML).with_section("replace", mode=mode)
     spec = PipelineSpec(config, KEY if mode == "surrogate" else None)
     reference = tmp_path / "one.jsonl"
-    deidentify_path(spec.build(), corpus, reference)
+    deidentify_path(RunPlan(spec, corpus, reference))
     key_file = tmp_path / "site.key"
     key_file.write_text(KEY.hex() + "\n")
     key_file.chmod(0o600)
@@ -121,7 +122,7 @@ def test_spark_writes_what_one_process_writes(spark: Any, corpus: Path, tmp_path
 
     spec = PipelineSpec(Config.load(ENSEMBLE_TOML).with_section("replace", mode="surrogate"), KEY)
     reference = tmp_path / "one.jsonl"
-    deidentify_path(spec.build(), corpus, reference)
+    deidentify_path(RunPlan(spec, corpus, reference))
     texts = {r["id"]: r["text"] for r in map(json.loads, reference.read_text(encoding="utf-8").splitlines())}
     audit: dict[str, list[dict]] = {}
     for row in map(json.loads, Path(f"{reference}.audit.jsonl").read_text(encoding="utf-8").splitlines()):

@@ -36,7 +36,7 @@ def pseudonymize_id(key: bytes, doc_id: str) -> str:
 def pseudonymize_result(result: Result, key: bytes | None) -> Result:
     """`result` with its document id replaced by its pseudonym (unchanged when `key` is None).
 
-    The one place ids are pseudonymized: the runners (`batch.deidentify_path`,
+    The one place ids are pseudonymized: the runners (`serial.deidentify_path`,
     `parallel.run`) pass every result through it before the output, the
     audit and the vault see it, so output file names (made from the id) follow. The original id
     stays in `metadata[metakeys.ORIGINAL_ID]`, which only the vault reads (encrypted there, so

@@ -4,7 +4,7 @@ that makes a run resumable, and the atomic commit of its outputs.
 May import every layer below; never a tool or an interface.
 
 One path: `run(RunPlan(...), on_batch=None) -> ParallelRunSummary` (`radeid.run.parallel`);
-`radeid.run.batch.deidentify_path` is the single-process run the tests compare it with. A
+`radeid.run.serial.deidentify_path` is the single-process run the tests compare it with. A
 document's trip through `radeid deid in.jsonl -o out.jsonl -w 2`, one runner module each:
 
 1. `radeid.cli.deid.run_deid` builds a `RunPlan` (`radeid.run.plan`: the job, checked once) and calls `run(plan)`.

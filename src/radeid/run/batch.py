@@ -8,7 +8,6 @@ every other document is written. Warnings (an empty document, say) never stop a 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,15 +17,12 @@ from pathlib import Path
 from typing import Literal
 
 from radeid.core.document import Document, Result
-from radeid.io.commit import commit_together
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
-from radeid.io.ids import pseudonymize_result
-from radeid.io.paths import check_paths
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
-from radeid.io.writers import AuditWriter, open_writer, write_spans_jsonl
+from radeid.io.writers import open_writer, write_spans_jsonl
 from radeid.pipeline.deidentifier import Deidentifier
-from radeid.secure.vault import VaultMissingError, VaultRow, VaultWriter, reidentify_text
+from radeid.secure.vault import VaultMissingError, VaultRow, reidentify_text
 
 OnError = Literal["fail", "skip"]
 
@@ -158,73 +154,6 @@ def deidentify_each(
 def _batches(docs: Iterator[Document], size: int) -> Iterator[list[Document]]:
     while batch := list(islice(docs, size)):
         yield batch
-
-
-def deidentify_path(
-    deidentifier: Deidentifier,
-    input_path: Path,
-    output_path: Path,
-    *,
-    input_format: InputFormat | None = None,
-    output_format: InputFormat | None = None,
-    options: ReadOptions | None = None,
-    audit_path: Path | None = None,
-    vault_path: Path | None = None,
-    vault_key: bytes | None = None,
-    on_error: OnError = "fail",
-    on_batch: Callable[[int], None] | None = None,
-    id_key: bytes | None = None,
-) -> RunSummary:
-    """De-identify everything under `input_path` into `output_path` (+ audit JSONL, + optional vault).
-
-    Output, audit and vault are all written atomically: either all three land or none does. With
-    `id_key`, document ids (and so folder output file names) are written as keyed pseudonyms
-    (`radeid.io.ids`).
-    """
-    options = options or ReadOptions()
-    summary = RunSummary()
-    docs = _documents(input_path, input_format, options, on_error, summary, unique_ids=True)
-    out_fmt = choose_output_format(input_path, output_path, input_format, output_format)
-    if vault_path is not None and vault_key is None:
-        raise ValueError("a vault needs a key")
-    audit_path = audit_path or default_audit_path(output_path)
-    writes = {"the output": output_path, "the audit": audit_path, "the vault": vault_path}
-    check_paths({"the input": input_path}, writes)
-    writers: list = []
-    try:
-        writer = open_writer(output_path, out_fmt, options, input_path=input_path)
-        writers.append(writer)
-        audit = AuditWriter(audit_path)
-        writers.append(audit)
-        vault = VaultWriter(vault_path, vault_key) if vault_path and vault_key else None
-        if vault is not None:
-            writers.append(vault)
-            vault.open()
-        for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
-            results, failed = deidentify_each(deidentifier, batch, on_error)
-            for index, exc in failed:
-                summary.errors.append(pipeline_issue(batch[index], type(exc).__name__, on_error))
-                if on_error == "fail":
-                    summary.aborted = True
-                    raise RunAborted(summary.errors[-1], summary)
-            for result in results:
-                result = pseudonymize_result(result, id_key)
-                writer.write(result)
-                audit.write(result)
-                if vault is not None:
-                    vault.add(result)
-                summary.documents += 1
-                summary.spans += len(result.replacements)
-                summary.by_category.update(r.span.category.value for r in result.replacements)
-            if on_batch:
-                on_batch(len(batch))
-    except BaseException:
-        for each in writers:
-            with contextlib.suppress(Exception):
-                each.abort()
-        raise
-    commit_together(writers)  # output, audit and vault: all staged and synced before any is renamed
-    return summary
 
 
 def detect_path(

@@ -1,6 +1,6 @@
 """The coordinator of a run: `run(plan)` checks, opens the work folder, feeds the chunks, commits.
 
-`run(RunPlan(...))` does what `batch.deidentify_path` does (same reader, same writers, same
+`run(RunPlan(...))` does what `serial.deidentify_path` does (same reader, same writers, same
 handling of bad records, reported in the same order), with these differences:
 
 * The input is cut into chunks (`radeid.run.chunks`: raw JSONL lines the workers parse, or
@@ -42,7 +42,7 @@ from radeid.run.chunks import Chunk, split_input
 from radeid.run.journal import COMMIT_RECORD, JournalError, WorkFolder, work_folder_for
 from radeid.run.merge import merge_parts
 from radeid.run.plan import RunPlan
-from radeid.run.pool import BatchPool, WorkerSetup, id_key_for
+from radeid.run.pool import BatchPool, WorkerSetup
 from radeid.run.sink import OrderedSink, ParallelRunSummary, PipelineFailed, drop
 from radeid.run.stream import StreamFormat, commit_stream, open_stream, spooled_paths
 from radeid.run.worker_start import default_workers
@@ -103,7 +103,7 @@ def run(plan: RunPlan, on_batch: Callable[[int], None] | None = None) -> Paralle
     raises `ResumeMismatchError` when the input, read options, batch size, pipeline or key
     differ. Without it, a leftover work folder raises `WorkFolderExistsError`. `on_batch(n)` is
     called as batches finish (and, on resume, as journaled ones are skipped). `RunAborted`, the
-    summary and the vault behave as in `batch.deidentify_path`; a run stopped by a bad record
+    summary and the vault behave as in `serial.deidentify_path`; a run stopped by a bad record
     deletes its work folder (the input must change before it can succeed). The work folder never
     holds an original PHI string.
     """
@@ -123,7 +123,7 @@ def run(plan: RunPlan, on_batch: Callable[[int], None] | None = None) -> Paralle
         if stream is not None:
             commit_stream(work, summary, spools, plan.input_path, manifest["input"])
         else:
-            merge_parts(plan, work, summary, out_fmt, id_key_for(plan.spec))
+            merge_parts(plan, work, summary, out_fmt, plan.id_key)
     except BaseException as exc:
         _stop(exc, work, spools, summary)
         raise
@@ -167,7 +167,7 @@ def _process(
     """Every chunk of the input through a worker and the ordered sink; then what reading reported
     after the last chunk. A part-stored run splits by documents: its merge checks their digests."""
     sink = OrderedSink(work, summary, plan.on_error, on_batch, spools, plan.options)
-    setup = WorkerSetup(work.parts, stream, plan.options, plan.on_error, id_key_for(plan.spec))
+    setup = WorkerSetup(work.parts, stream, plan.options, plan.on_error, plan.id_key)
     split = split_input(plan.input_path, plan.input_format, plan.options, plan.batch_size, as_bytes=stream is not None)
     pool = BatchPool(plan.spec, setup, plan.worker_count, sink)
     failed = True

@@ -28,7 +28,7 @@ class RunPlan:
     `workers=None` uses every core this process may run on. `resume=True` continues the
     interrupted run whose work folder sits beside the output (or starts one when there is none).
     `audit_path=None` puts the audit beside the output (`batch.default_audit_path`). A vault needs
-    `vault_key`. `on_error` is `batch.deidentify_path`'s: "fail" stops at the first bad record,
+    `vault_key`. `on_error` is as in `radeid.run.serial.deidentify_path`: "fail" stops at the first bad record,
     "skip" leaves it out and reports it.
     """
 
@@ -73,6 +73,11 @@ class RunPlan:
         if self.vault_path is None or self.vault_key is None:
             return None
         return self.vault_path, self.vault_key
+
+    @property
+    def id_key(self) -> bytes | None:
+        """The key of the keyed id pseudonyms, when `[io] pseudonymize_ids` asks for them."""
+        return self.spec.key if self.spec.config.io.pseudonymize_ids else None
 
     @property
     def batch_size(self) -> int:

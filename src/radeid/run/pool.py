@@ -28,11 +28,7 @@ from radeid.run.sink import OrderedSink, Outcome
 from radeid.run.stream import StreamFormat, encode_batch
 from radeid.run.worker_start import default_context, default_workers, fewer_collections, watch_coordinator
 
-__all__ = ["BatchPool", "WorkerSetup", "id_key_for"]
-
-
-def id_key_for(spec: PipelineSpec) -> bytes | None:
-    return spec.key if spec.config.io.pseudonymize_ids else None
+__all__ = ["BatchPool", "WorkerSetup"]
 
 
 @dataclass(frozen=True)

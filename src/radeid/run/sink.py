@@ -2,7 +2,7 @@
 
 Why one: whatever the input (raw JSONL lines or documents) and whatever the output (appended
 bytes or stored parts), a finished chunk needs the same things done in the same order, as a
-single process would do them while reading (`radeid.run.batch.deidentify_path`):
+single process would do them while reading (`radeid.run.serial.deidentify_path`):
 
 1. what reading it reported (`Reads`), to the summary: warnings, errors (`RunAborted` at the first
    with `on_error="fail"`), `DuplicateIdError` at an id seen in an earlier document;
