@@ -20,19 +20,16 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "radeid"
 ALLOWED: dict[tuple[str, str], str] = {
     # CLI commands whose Typer signature (one option per parameter, each with its help) and --help
     # docstring alone are near or over 60 lines; their bodies are phases calling private helpers.
+    ("cli/deid.py", "deid"): "signature 73 lines (every surrogate and output option), docstring 18; body 13",
     ("cli/evaluate.py", "evaluate"): "signature 73 lines, docstring 16; body 18",
     ("cli/spark.py", "spark_deid"): "signature 50 lines, docstring 9; body 15",
     ("cli/train.py", "train_command"): "signature 90 lines, docstring 1; body 15",
     # Folders other work was changing when issue 26 was done (run/, resolve/, patterns/, detect/ and
     # cli/deid.py): left as they were, to be split there.
-    ("cli/deid.py", "deid"): "being edited elsewhere (issue 26 left it)",
-    ("cli/deid.py", "run_deid"): "being edited elsewhere (issue 26 left it)",
     ("detect/transformer/gate.py", "sentence_plan"): "being edited elsewhere (issue 26 left it)",
     ("patterns/rule_files.py", "_compile_rule"): "being edited elsewhere (issue 26 left it)",
     ("resolve/resolver.py", "Resolver._apply_protected"): "being edited elsewhere (issue 26 left it)",
     ("resolve/resolver.py", "Resolver.resolve"): "being edited elsewhere (issue 26 left it)",
-    ("run/batch.py", "deidentify_path"): "being edited elsewhere (issue 26 left it)",
-    ("run/merge.py", "merge_parts"): "being edited elsewhere (issue 26 left it)",
 }
 
 
@@ -67,6 +64,12 @@ def test_no_function_over_the_limit_outside_the_allow_list() -> None:
         "in ALLOWED with a reason): "
         + ", ".join(f"{path}:{name} ({n} lines)" for (path, name), n in sorted(new.items()))
     )
+
+
+def test_the_allow_list_holds_only_functions_still_over_the_limit() -> None:
+    """An entry whose function was split (or removed) goes, so the list cannot hide a new long one."""
+    stale = sorted(set(ALLOWED) - set(long_functions(PACKAGE)))
+    assert not stale, f"no longer over {MAX_LINES} lines: remove from ALLOWED: {stale}"
 
 
 def test_the_scan_sees_nested_functions_and_methods(tmp_path: Path) -> None:

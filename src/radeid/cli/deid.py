@@ -29,6 +29,7 @@ from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
 from radeid.run.batch import default_audit_path
 from radeid.run.parallel import RunPlan, default_workers, run
+from radeid.run.sink import ParallelRunSummary
 from radeid.run.worker_start import fewer_collections
 from radeid.secure.keys import key_dir_for, load_key, resolve_key
 
@@ -155,56 +156,55 @@ def run_deid(
     io = cfg.io
     audit_path = Path(io.audit) if io.audit else None
     vault_path = Path(io.vault) if io.vault else None
-    key_file = Path(io.key_file) if io.key_file else None
     check_job_paths(
         {"the input": input_path, "--config": config_path, **config_reads(cfg)},
         {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path},
     )
     try:
-        workers = workers or default_workers()
-        needs_key = cfg.replace.mode in KEYED_MODES or vault_path is not None or io.pseudonymize_ids
-        found = load_key(key_file) if needs_key else None
-        if needs_key and found is None:
-            # Fail fast on a bad config (lists, rules, model) here, with a clear error, before a
-            # key is generated. Otherwise the first batch reports it (as a ConfigError, exit 2):
-            # building the pipeline here too would cost every parallel job a second start-up.
-            # The replacer needs no key yet.
-            Deidentifier(cfg)
-        key = None
-        if needs_key:  # a generated key is written only now, after every path and the config were checked
-            key, message = (
-                found
-                if found is not None
-                else resolve_key(None, key_dir_for(output, input_path), vault=vault_path is not None)
-            )
-            note(message)
-        spec = PipelineSpec(cfg, key)
+        key = _job_key(cfg, input_path, output)
+        plan = RunPlan(
+            PipelineSpec(cfg, key),
+            input_path,
+            output,
+            workers=workers or default_workers(),
+            resume=resume,
+            input_format=input_format(io.format),
+            output_format=input_format(io.output_format),
+            options=read_options(cfg),
+            audit_path=audit_path,
+            vault_path=vault_path,
+            vault_key=key,
+            on_error=io.on_error,  # type: ignore[arg-type]
+        )
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
-    fmt = input_format(io.format)
-    summary = run_job(
-        lambda on_batch: run(
-            RunPlan(
-                spec,
-                input_path,
-                output,
-                workers=workers,
-                resume=resume,
-                input_format=fmt,
-                output_format=input_format(io.output_format),
-                options=read_options(cfg),
-                audit_path=audit_path,
-                vault_path=vault_path,
-                vault_key=key,
-                on_error=io.on_error,  # type: ignore[arg-type]
-            ),
-            on_batch=on_batch,
-        ),
-        quiet,
-        "de-identifying",
-        output,
-        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
-    )
+    total = None if quiet else estimate_total(input_path, plan.input_format)  # the progress bar only
+    summary = run_job(lambda on_batch: run(plan, on_batch=on_batch), quiet, "de-identifying", output, total=total)
+    _report_run(summary, plan, quiet)
+
+
+def _job_key(cfg: Config, input_path: Path, output: Path) -> bytes | None:
+    """The key, when the job needs one (surrogates, a vault, keyed ids): the user's, else a new one
+    written beside the output, only once every path and the config were checked."""
+    io = cfg.io
+    needs_key = cfg.replace.mode in KEYED_MODES or bool(io.vault) or io.pseudonymize_ids
+    if not needs_key:
+        return None
+    found = load_key(Path(io.key_file) if io.key_file else None)
+    if found is None:
+        # Fail fast on a bad config (lists, rules, model) here, with a clear error, before a
+        # key is generated. Otherwise the first batch reports it (as a ConfigError, exit 2):
+        # building the pipeline here too would cost every parallel job a second start-up.
+        # The replacer needs no key yet.
+        Deidentifier(cfg)
+        found = resolve_key(None, key_dir_for(output, input_path), vault=bool(io.vault))
+    key, message = found
+    note(message)
+    return key
+
+
+def _report_run(summary: ParallelRunSummary, plan: RunPlan, quiet: bool) -> None:
+    """The summary table, a warning about unreadable dates, and where the outputs are."""
     report(summary, quiet, "de-identified")
     stats = summary.replacer_stats
     if stats and stats.get("date_unparseable"):
@@ -213,12 +213,9 @@ def run_deid(
             "and got a valid date of the same format, shifted (a same-shape stand-in when not date-shaped)"
         )
     if not quiet:
-        err.print(
-            f"output: {escape(str(output))}\naudit:  {escape(str(audit_path or default_audit_path(output)))}",
-            highlight=False,
-        )
-        if vault_path is not None:
-            err.print(f"vault:  {escape(str(vault_path))}", highlight=False)
+        err.print(f"output: {escape(str(plan.output_path))}\naudit:  {escape(str(plan.audit))}", highlight=False)
+        if plan.vault_path is not None:
+            err.print(f"vault:  {escape(str(plan.vault_path))}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
