@@ -43,6 +43,7 @@ def load_tables() -> None:
     _regions()
     _person_names()
     _common_words()
+    _word_ranks()
 
 
 @lru_cache(maxsize=1)
@@ -108,6 +109,25 @@ _STRONG_BEFORE = re.compile(
     r"born|native|originally|immigrated|emigrated|commutes?|travel(?:l)?ed|vacation(?:ed|ing)?)"
     r"[ \t]+(?:in|from|to|of|at|near)[ \t]+)\Z"
 )
+#: A workplace before a place ("works at the port in Mobile", "at the plant in Reading"): written in
+#: lower case, so an all-caps report line ("PORT IN NORMAL POSITION") is no such cue.
+_WORKPLACE_BEFORE = re.compile(
+    r"(?:^|[^\w])(?:at|near|by|from|to|on)[ \t]+the[ \t]+"
+    r"(?:port|harbor|harbour|docks|shipyard|refinery|factory|plant|mill|mine|airport|base)"
+    r"[ \t]+(?:in|of|at|near)[ \t]+\Z"
+)
+#: A strong cue ("moved here from", "lives in", "transferred from") and up to three lower-case words
+#: after it: a city written in lower case ("moved here from vegas") is looked up only here.
+_STRONG_THEN_LOWER = re.compile(
+    r"(?i:(?<![\w'’-])(?:lives|living|lived|resides|residing|moved(?:[ \t]+(?:here|back|down|up))?|"
+    r"relocated|transferred|flying[ \t]+in|flew[ \t]+in|drove[ \t]+in|visiting|returned|born|originally|"
+    r"immigrated|emigrated|commutes?|travel(?:l)?ed)[ \t]+(?:in|from|to|near)[ \t]+)"
+    r"(?P<words>[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){0,2})"
+)
+#: A lower-case name is a place only when it is rare as an English word: absent from the frequency
+#: list, or in its tail (rank 14,000 or later of 20,000: "vegas", "seattle"), never "normal" (943) or
+#: "home" after "transferred".
+LOWER_PLACE_RANK = 14_000
 #: ", NY" / ", New York" after a name: a place (the states of `places.txt` and their codes).
 _STATE_AFTER = re.compile(
     r"[ \t]*,[ \t]*(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|"
@@ -136,7 +156,37 @@ def find_places(text: str) -> list[tuple[int, int]]:
         if place is not None:
             found.append(place)
             taken = place[1]
+    lower = _lower_case_places(text)
+    return sorted(found + lower) if lower else found
+
+
+def _lower_case_places(text: str) -> list[tuple[int, int]]:
+    """Gazetteer names written in lower case right after a strong cue of living or travel ("moved
+    here from vegas", "lives in austin"), when the name is rare as an English word
+    (`LOWER_PLACE_RANK`); the longest name of up to three words wins."""
+    found: list[tuple[int, int]] = []
+    for cue in _STRONG_THEN_LOWER.finditer(text):
+        words = list(_LOWER_WORD.finditer(cue.group("words")))
+        base = cue.start("words")
+        for n in range(len(words), 0, -1):
+            start, end = base + words[0].start(), base + words[n - 1].end()
+            piece = text[start:end]
+            if piece not in gazetteer_places() or _NOT_AFTER.match(text, end):
+                continue
+            rank = _word_ranks().get(piece)
+            if rank is None or rank >= LOWER_PLACE_RANK:
+                found.append((start, end))
+            break  # the longest name here decides
     return found
+
+
+_LOWER_WORD = re.compile(r"[a-z][a-z'’-]*")
+
+
+def _word_ranks() -> dict[str, int]:
+    from radeid.detect.forms import word_ranks
+
+    return word_ranks()
 
 
 def _region_after(text: str, end: int) -> bool:
@@ -169,6 +219,7 @@ def _place_at(
         listed = _LISTED.search(before)
         strong = (
             _STRONG_BEFORE.search(before) is not None
+            or (_WORKPLACE_BEFORE.search(before) is not None and not piece.isupper())
             or state is not None
             or (listed is not None and is_place_name(listed.group(1)) and place_context(text, start, end))
         )
