@@ -43,7 +43,6 @@ def load_tables() -> None:
     _regions()
     _person_names()
     _common_words()
-    _word_ranks()
 
 
 @lru_cache(maxsize=1)
@@ -83,7 +82,9 @@ def place_context(text: str, start: int, end: int) -> bool:
         return False
     line_start = text.rfind("\n", 0, start) + 1
     before = text[max(line_start, start - 40) : start]
-    if _BEFORE.search(before) is not None or _AFTER.match(text, end) is not None:
+    if _last_word(before) in _BEFORE_LAST and _BEFORE.search(before) is not None:
+        return True
+    if _AFTER.match(text, end) is not None:
         return True
     state = _STATE_AFTER.match(text, end)
     if state is not None and not _credential_after_name(text, start, text[start:end], state.group()):
@@ -91,13 +92,15 @@ def place_context(text: str, start: int, end: int) -> bool:
     if _region_after(text, end):
         return True
     # "between Phoenix and Vegas", "Miami or Tampa": after another place and a conjunction
-    listed = _LISTED.search(before)
+    listed = _LISTED.search(before) if _may_be_listed(before) else None
     return listed is not None and is_place_name(listed.group(1))
 
 
 _LISTED = re.compile(r"([A-Z][\w'’.-]*)[ \t]*(?:,|[ \t]and|[ \t]or|[ \t]&)[ \t]+\Z")
 #: A capitalised word and up to three capitalised words after it: the names `find_places` looks up.
-_CAPITALISED_WORD = re.compile(r"(?<![\w'’.-])[A-Z][\w'’-]*")
+#: (The lookbehind comes after the first letter, so that `re` can skip to the next capital letter in
+#: C: a pattern that begins with a lookbehind is tried at every position.)
+_CAPITALISED_WORD = re.compile(r"[A-Z](?<![\w'’.-][A-Z])[\w'’-]*")
 _FOLLOWING_WORDS = re.compile(r"(?:\.?[ \t]+[A-Z][\w'’-]*){0,3}")
 _NAME_WORD = re.compile(r"[A-Z][\w'’-]*")
 #: A label or cue after which a name is a place whatever the word ("City: Independence", "moved
@@ -116,17 +119,9 @@ _WORKPLACE_BEFORE = re.compile(
     r"(?:port|harbor|harbour|docks|shipyard|refinery|factory|plant|mill|mine|airport|base)"
     r"[ \t]+(?:in|of|at|near)[ \t]+\Z"
 )
-#: A strong cue ("moved here from", "lives in", "transferred from") and up to three lower-case words
-#: after it: a city written in lower case ("moved here from vegas") is looked up only here.
-_STRONG_THEN_LOWER = re.compile(
-    r"(?i:(?<![\w'’-])(?:lives|living|lived|resides|residing|moved(?:[ \t]+(?:here|back|down|up))?|"
-    r"relocated|transferred|flying[ \t]+in|flew[ \t]+in|drove[ \t]+in|visiting|returned|born|originally|"
-    r"immigrated|emigrated|commutes?|travel(?:l)?ed)[ \t]+(?:in|from|to|near)[ \t]+)"
-    r"(?P<words>[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){0,2})"
-)
 #: A lower-case name is a place only when it is rare as an English word: absent from the frequency
 #: list, or in its tail (rank 14,000 or later of 20,000: "vegas", "seattle"), never "normal" (943) or
-#: "home" after "transferred".
+#: "home" after "transferred" (the rules' `lower_place` and `facility_lower` validators).
 LOWER_PLACE_RANK = 14_000
 #: ", NY" / ", New York" after a name: a place (the states of `places.txt` and their codes).
 _STATE_AFTER = re.compile(
@@ -142,51 +137,85 @@ def find_places(text: str) -> list[tuple[int, int]]:
     same place contexts the resolver uses). The longest name of a capitalised run wins."""
     found: list[tuple[int, int]] = []
     common = _common_words()
-    firsts = _first_words()
     taken = 0
-    for word in _CAPITALISED_WORD.finditer(text):
+    for word in _first_word_spans(text):
         # only a word that begins some gazetteer name is looked at (few words of a text are)
-        if word.start() < taken or word.group().casefold() not in firsts:
+        if word[0] < taken:
             continue
-        following = _FOLLOWING_WORDS.match(text, word.end())
-        words = [word.span()]
+        following = _FOLLOWING_WORDS.match(text, word[1])
+        words = [word]
         if following is not None and following.group():
-            words += [(word.end() + m.start(), word.end() + m.end()) for m in _NAME_WORD.finditer(following.group())]
+            words += [(word[1] + m.start(), word[1] + m.end()) for m in _NAME_WORD.finditer(following.group())]
         place = _place_at(text, words, 0, common)
         if place is not None:
             found.append(place)
             taken = place[1]
-    lower = _lower_case_places(text)
-    return sorted(found + lower) if lower else found
-
-
-def _lower_case_places(text: str) -> list[tuple[int, int]]:
-    """Gazetteer names written in lower case right after a strong cue of living or travel ("moved
-    here from vegas", "lives in austin"), when the name is rare as an English word
-    (`LOWER_PLACE_RANK`); the longest name of up to three words wins."""
-    found: list[tuple[int, int]] = []
-    for cue in _STRONG_THEN_LOWER.finditer(text):
-        words = list(_LOWER_WORD.finditer(cue.group("words")))
-        base = cue.start("words")
-        for n in range(len(words), 0, -1):
-            start, end = base + words[0].start(), base + words[n - 1].end()
-            piece = text[start:end]
-            if piece not in gazetteer_places() or _NOT_AFTER.match(text, end):
-                continue
-            rank = _word_ranks().get(piece)
-            if rank is None or rank >= LOWER_PLACE_RANK:
-                found.append((start, end))
-            break  # the longest name here decides
     return found
 
 
-_LOWER_WORD = re.compile(r"[a-z][a-z'’-]*")
+def _first_word_spans(text: str) -> list[tuple[int, int]]:
+    """The `_CAPITALISED_WORD` matches that begin some gazetteer name, in text order. The words are
+    collected and looked up once each (a report repeats most of its ~100 capitalised words), and
+    only the few that begin a name are located again, with `str.find` and the pattern's own edges:
+    no character of `[\\w'’.-]` before, none of `[\\w'’-]` after (where the greedy match ends)."""
+    firsts = _first_words()
+    hits = [w for w in set(_CAPITALISED_WORD.findall(text)) if w.casefold() in firsts]
+    if not hits:
+        return []
+    spans: list[tuple[int, int]] = []
+    for word in hits:
+        size = len(word)
+        at = text.find(word)
+        while at >= 0:
+            end = at + size
+            if (at == 0 or not _in_word(text[at - 1], ".")) and (end == len(text) or not _in_word(text[end], "")):
+                spans.append((at, end))
+            at = text.find(word, end)
+    spans.sort()
+    return spans
 
 
-def _word_ranks() -> dict[str, int]:
-    from radeid.detect.forms import word_ranks
+def _in_word(char: str, extra: str) -> bool:
+    """`char` is in `[\\w'’-]` (plus the characters of `extra`)."""
+    return char.isalnum() or char in "_'’-" or char in extra
 
-    return word_ranks()
+
+def _last_word(before: str) -> str:
+    """The run of word characters that ends `before` once its trailing blanks are stripped, lower
+    case; "" when `before` does not end in a blank (every cue pattern ends in `[ \\t]+`)."""
+    stripped = before.rstrip(" \t")
+    if len(stripped) == len(before):
+        return ""
+    i = len(stripped)
+    while i and (stripped[i - 1].isalnum() or stripped[i - 1] == "_"):
+        i -= 1
+    return stripped[i:].lower()
+
+
+#: The last word of every `_BEFORE` cue ("native of", "the city of": "of"); `_BEFORE` is searched
+#: only when the words before a name end with one of them.
+_BEFORE_LAST = frozenset(
+    """in from to at near between outside around visiting visited via toward towards into lives living
+    lived resides residing resident moved born of relocated returned traveled travelled traveling
+    travelling flew drove trip vacation vacationed downtown back""".split()
+)
+#: The prepositions that end `_STRONG_BEFORE`'s cues (and `_WORKPLACE_BEFORE`'s: in, of, at, near).
+_STRONG_LAST = frozenset({"in", "from", "to", "of", "at", "near"})
+
+
+def _may_follow_strong_cue(before: str) -> bool:
+    """False only where `_STRONG_BEFORE` and `_WORKPLACE_BEFORE` cannot match `before`: it ends in
+    neither a label colon nor a blank after one of their prepositions."""
+    return before.rstrip(" \t").endswith(":") or _last_word(before) in _STRONG_LAST
+
+
+def _may_be_listed(before: str) -> bool:
+    """False only where `_LISTED` cannot match `before`: no ",", "and", "or" or "&" before its
+    trailing blanks."""
+    stripped = before.rstrip(" \t")
+    if len(stripped) == len(before):
+        return False
+    return stripped.endswith((",", " and", "\tand", " or", "\tor", " &", "\t&"))
 
 
 def _region_after(text: str, end: int) -> bool:
@@ -216,15 +245,15 @@ def _place_at(
         state = _STATE_AFTER.match(text, end)
         if state is not None and _credential_after_name(text, start, piece, state.group()):
             state = None
-        listed = _LISTED.search(before)
+        listed = _LISTED.search(before) if _may_be_listed(before) else None
+        cued = _may_follow_strong_cue(before)
         strong = (
-            _STRONG_BEFORE.search(before) is not None
-            or (_WORKPLACE_BEFORE.search(before) is not None and not piece.isupper())
+            (cued and _STRONG_BEFORE.search(before) is not None)
+            or (cued and not piece.isupper() and _WORKPLACE_BEFORE.search(before) is not None)
             or state is not None
             or (listed is not None and is_place_name(listed.group(1)) and place_context(text, start, end))
         )
-        plain = piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)
-        if strong or plain:
+        if strong or (piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)):
             return (start, state.end() if state is not None else end)  # "Temple, TX" is one span
         return None  # the longest name here is no place in this context: no shorter one either
     return None

@@ -406,3 +406,16 @@ def valid_facility_lower(value: str, match: re.Match[str], options: Mapping[str,
         return False
     rank = _word_ranks().get(place)
     return rank is None or rank >= LOWER_PLACE_RANK
+
+
+@register_validator("lower_place")
+def valid_lower_place(value: str, match: re.Match[str], options: Mapping[str, Any]) -> bool:
+    """A gazetteer place written in lower case ("vegas", "las vegas", "austin") that is rare as an
+    English word: absent from the frequency list or in its tail (`LOWER_PLACE_RANK`), so "mobile",
+    "normal" and "home" are never read as places."""
+    from radeid.detect.gazetteer import LOWER_PLACE_RANK, gazetteer_places
+
+    if value not in gazetteer_places():
+        return False
+    rank = _word_ranks().get(value)
+    return rank is None or rank >= LOWER_PLACE_RANK
