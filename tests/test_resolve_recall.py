@@ -283,8 +283,13 @@ def test_propagation_can_be_switched_off() -> None:
         ("Outside CT chest from Temple, TX shows a nodule.", ["Temple, TX"]),
         ("between Phoenix and Vegas", ["Phoenix", "Vegas"]),
         ("He lives in Boulder with his wife.", ["Boulder"]),
+        # a workplace before a place is a strong cue, in lower case only ("PORT IN NORMAL POSITION")
+        ("Works at the port in Mobile.", ["Mobile"]),
+        ("Catheter tip at the plant in Reading.", ["Reading"]),
+        ("PORT IN NORMAL POSITION", []),
+        ("The port in Normal position.", []),
         # common words need a strong cue; clinical and listed look-alikes stay
-        ("Works at the port in Mobile.", []),
+        ("Works in Mobile.", []),
         ("IN NORMAL SINUS RHYTHM", []),
         ("MEDICATIONS: Novolin, Afrin, Nephro-Vite", []),
         ("Buffalo hump. Rome IV criteria. Reading room 3.", []),
@@ -501,3 +506,102 @@ def test_a_place_name_the_model_called_a_phone_is_judged_as_a_name(resolver: Res
     # (GeoNames writes it Barakaldo: kept as a name, not as a place)
     assert resolved(resolver, text, ("Baracaldo", Category.PHONE, "transformer")) == [("Baracaldo", "PATIENT")]
     assert resolved(resolver, "Where would you like it", ("would you", Category.PHONE, "transformer")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Handoff: mr kowalski in bed 5, npo after midnight.", [("kowalski", "PATIENT")]),
+        ("called ms lewandowski, no answer", [("lewandowski", "PATIENT")]),
+        # mitral regurgitation and milliseconds stay
+        ("mr severe, tr mild", []),
+        ("moderate mr kowalski", []),
+        ("Moderate MR. Trace TR.", []),
+        ("mr jet directed posteriorly", []),
+        ("mild mr, ms 40", []),
+        ("mr and tr unchanged", []),
+    ],
+)
+def test_a_surname_after_a_bare_lower_case_mr_is_a_name(text: str, expected: list[tuple[str, str]]) -> None:
+    from radeid.detect.rules import RuleDetector
+
+    found = RuleDetector().detect([Document("d", text)])[0]
+    names = [(text[s.start : s.end], s.category.value) for s in found if s.source == "rules/name_patient_mr_surname"]
+    assert names == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("was at bayside urgent care yesterday", ["bayside urgent care"]),
+        ("A: at county general, about a year ago.", ["county general"]),
+        ("pt goes to third street wellness for PT", ["third street wellness"]),
+        ("transferred to the county general hospital", ["county general hospital"]),
+        # generic phrases stay
+        ("seen at local urgent care", []),
+        ("went to an urgent care on Monday", []),
+        ("at pediatric urgent care", []),
+        ("committed to overall wellness", []),
+        ("per county general hospital policy", []),
+        ("referred to general surgery due to general anesthesia risk", []),
+        ("mobile phone number on file", []),
+    ],
+)
+def test_a_lower_case_facility_name_after_a_cue_is_a_facility(text: str, expected: list[str]) -> None:
+    from radeid.detect.rules import RuleDetector
+
+    found = RuleDetector().detect([Document("d", text)])[0]
+    assert [text[s.start : s.end] for s in found if s.source == "rules/hospital_lower_cued"] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Handoff: mr kowalski in bed 5, npo after midnight.",
+        "moved here from vegas about a month ago, no PCP yet",
+        "Works at the port in Mobile; exposure to diesel fumes for 20 years.",
+        "was at bayside urgent care yesterday, given a z-pack",
+    ],
+)
+def test_lower_case_names_places_and_facilities_end_to_end(text: str) -> None:
+    found = Deidentifier().detect([Document("d", text)])[0]
+    pieces = {text[s.start : s.end] for s in found}
+    assert pieces & {"kowalski", "vegas", "Mobile", "bayside urgent care"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["mr severe, moderate mr", "Moderate MR, mobile phone on file.", "county general hospital policy applies"],
+)
+def test_mitral_regurgitation_a_mobile_phone_and_a_policy_stay_untouched(text: str) -> None:
+    assert Deidentifier().detect([Document("d", text)])[0] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a city in lower case right after a strong cue, when it is rare as an English word
+        ("moved here from vegas about a month ago", ["vegas"]),
+        ("she moved to las vegas last year", ["las vegas"]),
+        ("pt lives in boulder with wife", ["boulder"]),
+        ("Moved here from san diego.", ["san diego"]),
+        ("Lives in mobile home with wife.", []),
+        ("transferred from home by ems", []),
+        ("was transferred to normal saline drip", []),
+        ("she lives in pain every day", []),
+        ("Works in Mobile.", []),
+    ],
+)
+def test_a_lower_case_city_after_a_strong_cue_is_a_place(text: str, expected: list[str]) -> None:
+    from radeid.detect.rules import RuleDetector
+
+    found = RuleDetector().detect([Document("d", text)])[0]
+    places = sorted({(s.start, s.end) for s in found if s.source == "rules/loc_city_lower_cued"})
+    # each of the first one, two and three words is a candidate; the resolver merges them
+    merged: list[tuple[int, int]] = []
+    for start, end in places:
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    assert [text[a:b] for a, b in merged] == expected

@@ -38,6 +38,8 @@ __all__ = [
     "looks_like_date",
     "only_function_words",
     "ranked_words",
+    "surnames",
+    "word_ranks",
 ]
 
 #: How many of the most frequent English words count as "common". pyspellchecker's list is ranked
@@ -172,6 +174,15 @@ def ranked_words() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
+def word_ranks() -> dict[str, int]:
+    """Rank of each bundled English word (0 = most frequent; a word listed twice keeps its first)."""
+    ranks: dict[str, int] = {}
+    for rank, word in enumerate(_ranked_words()):
+        ranks.setdefault(word, rank)
+    return ranks
+
+
+@lru_cache(maxsize=1)
 def function_words() -> frozenset[str]:
     return frozenset(w for w in _ranked_words()[:FUNCTION_WORD_RANK] if w.isalpha())
 
@@ -201,6 +212,24 @@ def _names() -> frozenset[str]:
     gender_table = bundled_data_path("surrogates", "first_names_gender.tsv")
     if gender_table.exists():
         names.update(line.split("\t", 1)[0].strip().casefold() for line in read_word_list(gender_table))
+    return frozenset(names)
+
+
+@lru_cache(maxsize=1)
+def surnames() -> frozenset[str]:
+    """Family names (case-folded) of Faker's locales, every list of them ("kowalski" is only among
+    pl_PL's `male_last_names`): what a lower-case word after a bare "mr" must be to be read as a
+    name (`radeid.detect.validators.valid_person_name` with `surname = true`)."""
+    names: set[str] = set()
+    for locale in _NAME_LOCALES:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except (ImportError, AttributeError):
+            continue
+        for attr in dir(provider):
+            values = getattr(provider, attr, None) if "last_name" in attr and not attr.startswith("_") else None
+            if isinstance(values, (list, tuple, dict)):
+                names.update(str(v).casefold() for v in values)
     return frozenset(names)
 
 

@@ -47,12 +47,18 @@ def load_tables() -> None:
 
 @lru_cache(maxsize=1)
 def _first_words() -> frozenset[str]:
-    """The first word of every gazetteer name (case-folded), possessive forms included; not the most
-    frequent English words ("The" of "The Colony", "A" of "A Coruña": a text's every sentence)."""
+    """The first word of every gazetteer name (case-folded); not the most frequent English words
+    ("The" of "The Colony", "A" of "A Coruña": a text's every sentence). A possessive form is looked
+    up without its 's (`_begins_place`): storing both forms of 44,000 words cost every run 40 ms."""
     from radeid.patterns.forms import function_words
 
-    firsts = {name.split()[0] for name in gazetteer_places() if name.split()} - function_words()
-    return frozenset(firsts | {w + "'s" for w in firsts} | {w + "’s" for w in firsts})
+    # the names are stripped and not empty: the first of `split()` is the first of `split(None, 1)`
+    return frozenset({name.split(None, 1)[0] for name in gazetteer_places()} - function_words())
+
+
+def _begins_place(key: str, firsts: frozenset[str]) -> bool:
+    """A case-folded word, or the word before its possessive 's, is the first word of a place."""
+    return key in firsts or (key[-2:] in ("'s", "’s") and key[:-2] in firsts)
 
 
 @lru_cache(maxsize=1)
@@ -82,7 +88,9 @@ def place_context(text: str, start: int, end: int) -> bool:
         return False
     line_start = text.rfind("\n", 0, start) + 1
     before = text[max(line_start, start - 40) : start]
-    if _BEFORE.search(before) is not None or _AFTER.match(text, end) is not None:
+    if _last_word(before) in _BEFORE_LAST and _BEFORE.search(before) is not None:
+        return True
+    if _AFTER.match(text, end) is not None:
         return True
     state = _STATE_AFTER.match(text, end)
     if state is not None and not _credential_after_name(text, start, text[start:end], state.group()):
@@ -90,13 +98,15 @@ def place_context(text: str, start: int, end: int) -> bool:
     if _region_after(text, end):
         return True
     # "between Phoenix and Vegas", "Miami or Tampa": after another place and a conjunction
-    listed = _LISTED.search(before)
+    listed = _LISTED.search(before) if _may_be_listed(before) else None
     return listed is not None and is_place_name(listed.group(1))
 
 
 _LISTED = re.compile(r"([A-Z][\w'’.-]*)[ \t]*(?:,|[ \t]and|[ \t]or|[ \t]&)[ \t]+\Z")
 #: A capitalised word and up to three capitalised words after it: the names `find_places` looks up.
-_CAPITALISED_WORD = re.compile(r"(?<![\w'’.-])[A-Z][\w'’-]*")
+#: (The lookbehind comes after the first letter, so that `re` can skip to the next capital letter in
+#: C: a pattern that begins with a lookbehind is tried at every position.)
+_CAPITALISED_WORD = re.compile(r"[A-Z](?<![\w'’.-][A-Z])[\w'’-]*")
 _FOLLOWING_WORDS = re.compile(r"(?:\.?[ \t]+[A-Z][\w'’-]*){0,3}")
 _NAME_WORD = re.compile(r"[A-Z][\w'’-]*")
 #: A label or cue after which a name is a place whatever the word ("City: Independence", "moved
@@ -108,6 +118,17 @@ _STRONG_BEFORE = re.compile(
     r"born|native|originally|immigrated|emigrated|commutes?|travel(?:l)?ed|vacation(?:ed|ing)?)"
     r"[ \t]+(?:in|from|to|of|at|near)[ \t]+)\Z"
 )
+#: A workplace before a place ("works at the port in Mobile", "at the plant in Reading"): written in
+#: lower case, so an all-caps report line ("PORT IN NORMAL POSITION") is no such cue.
+_WORKPLACE_BEFORE = re.compile(
+    r"(?:^|[^\w])(?:at|near|by|from|to|on)[ \t]+the[ \t]+"
+    r"(?:port|harbor|harbour|docks|shipyard|refinery|factory|plant|mill|mine|airport|base)"
+    r"[ \t]+(?:in|of|at|near)[ \t]+\Z"
+)
+#: A lower-case name is a place only when it is rare as an English word: absent from the frequency
+#: list, or in its tail (rank 14,000 or later of 20,000: "vegas", "seattle"), never "normal" (943) or
+#: "home" after "transferred" (the rules' `lower_place` and `facility_lower` validators).
+LOWER_PLACE_RANK = 14_000
 #: ", NY" / ", New York" after a name: a place (the states of `places.txt` and their codes).
 _STATE_AFTER = re.compile(
     r"[ \t]*,[ \t]*(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|"
@@ -122,21 +143,85 @@ def find_places(text: str) -> list[tuple[int, int]]:
     same place contexts the resolver uses). The longest name of a capitalised run wins."""
     found: list[tuple[int, int]] = []
     common = _common_words()
-    firsts = _first_words()
     taken = 0
-    for word in _CAPITALISED_WORD.finditer(text):
+    for word in _first_word_spans(text):
         # only a word that begins some gazetteer name is looked at (few words of a text are)
-        if word.start() < taken or word.group().casefold() not in firsts:
+        if word[0] < taken:
             continue
-        following = _FOLLOWING_WORDS.match(text, word.end())
-        words = [word.span()]
+        following = _FOLLOWING_WORDS.match(text, word[1])
+        words = [word]
         if following is not None and following.group():
-            words += [(word.end() + m.start(), word.end() + m.end()) for m in _NAME_WORD.finditer(following.group())]
+            words += [(word[1] + m.start(), word[1] + m.end()) for m in _NAME_WORD.finditer(following.group())]
         place = _place_at(text, words, 0, common)
         if place is not None:
             found.append(place)
             taken = place[1]
     return found
+
+
+def _first_word_spans(text: str) -> list[tuple[int, int]]:
+    """The `_CAPITALISED_WORD` matches that begin some gazetteer name, in text order. The words are
+    collected and looked up once each (a report repeats most of its ~100 capitalised words), and
+    only the few that begin a name are located again, with `str.find` and the pattern's own edges:
+    no character of `[\\w'’.-]` before, none of `[\\w'’-]` after (where the greedy match ends)."""
+    firsts = _first_words()
+    hits = [w for w in set(_CAPITALISED_WORD.findall(text)) if _begins_place(w.casefold(), firsts)]
+    if not hits:
+        return []
+    spans: list[tuple[int, int]] = []
+    for word in hits:
+        size = len(word)
+        at = text.find(word)
+        while at >= 0:
+            end = at + size
+            if (at == 0 or not _in_word(text[at - 1], ".")) and (end == len(text) or not _in_word(text[end], "")):
+                spans.append((at, end))
+            at = text.find(word, end)
+    spans.sort()
+    return spans
+
+
+def _in_word(char: str, extra: str) -> bool:
+    """`char` is in `[\\w'’-]` (plus the characters of `extra`)."""
+    return char.isalnum() or char in "_'’-" or char in extra
+
+
+def _last_word(before: str) -> str:
+    """The run of word characters that ends `before` once its trailing blanks are stripped, lower
+    case; "" when `before` does not end in a blank (every cue pattern ends in `[ \\t]+`)."""
+    stripped = before.rstrip(" \t")
+    if len(stripped) == len(before):
+        return ""
+    i = len(stripped)
+    while i and (stripped[i - 1].isalnum() or stripped[i - 1] == "_"):
+        i -= 1
+    return stripped[i:].lower()
+
+
+#: The last word of every `_BEFORE` cue ("native of", "the city of": "of"); `_BEFORE` is searched
+#: only when the words before a name end with one of them.
+_BEFORE_LAST = frozenset(
+    """in from to at near between outside around visiting visited via toward towards into lives living
+    lived resides residing resident moved born of relocated returned traveled travelled traveling
+    travelling flew drove trip vacation vacationed downtown back""".split()
+)
+#: The prepositions that end `_STRONG_BEFORE`'s cues (and `_WORKPLACE_BEFORE`'s: in, of, at, near).
+_STRONG_LAST = frozenset({"in", "from", "to", "of", "at", "near"})
+
+
+def _may_follow_strong_cue(before: str) -> bool:
+    """False only where `_STRONG_BEFORE` and `_WORKPLACE_BEFORE` cannot match `before`: it ends in
+    neither a label colon nor a blank after one of their prepositions."""
+    return before.rstrip(" \t").endswith(":") or _last_word(before) in _STRONG_LAST
+
+
+def _may_be_listed(before: str) -> bool:
+    """False only where `_LISTED` cannot match `before`: no ",", "and", "or" or "&" before its
+    trailing blanks."""
+    stripped = before.rstrip(" \t")
+    if len(stripped) == len(before):
+        return False
+    return stripped.endswith((",", " and", "\tand", " or", "\tor", " &", "\t&"))
 
 
 def _region_after(text: str, end: int) -> bool:
@@ -166,14 +251,15 @@ def _place_at(
         state = _STATE_AFTER.match(text, end)
         if state is not None and _credential_after_name(text, start, piece, state.group()):
             state = None
-        listed = _LISTED.search(before)
+        listed = _LISTED.search(before) if _may_be_listed(before) else None
+        cued = _may_follow_strong_cue(before)
         strong = (
-            _STRONG_BEFORE.search(before) is not None
+            (cued and _STRONG_BEFORE.search(before) is not None)
+            or (cued and not piece.isupper() and _WORKPLACE_BEFORE.search(before) is not None)
             or state is not None
             or (listed is not None and is_place_name(listed.group(1)) and place_context(text, start, end))
         )
-        plain = piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)
-        if strong or plain:
+        if strong or (piece.casefold() not in common and not piece.isupper() and place_context(text, start, end)):
             return (start, state.end() if state is not None else end)  # "Temple, TX" is one span
         return None  # the longest name here is no place in this context: no shorter one either
     return None

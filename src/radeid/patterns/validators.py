@@ -208,19 +208,19 @@ _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 def load_name_tables() -> None:
     """Read the tables of the `person_name` validator (the fork server's warm-up)."""
+    from radeid.patterns.forms import surnames
+
     _word_ranks()
+    surnames()
 
 
 @lru_cache(maxsize=1)
 def _word_ranks() -> dict[str, int]:
     """Rank of each of the 20,000 most frequent English words (0 = most frequent), from the bundled
     list that `radeid.patterns.forms` also reads."""
-    from radeid.patterns.forms import ranked_words
+    from radeid.patterns.forms import word_ranks
 
-    ranks: dict[str, int] = {}
-    for rank, word in enumerate(ranked_words()):
-        ranks.setdefault(word, rank)
-    return ranks
+    return word_ranks()
 
 
 def _in_name_table(key: str, names: frozenset[str]) -> bool:
@@ -248,11 +248,19 @@ def valid_person_name(value: str, match: re.Match[str], options: Mapping[str, An
     ("dunmore, gerald"). A capitalised word must not be a frequent English word that is no name
     ("Declined", "Unknown"). At most `max_words` (default 3) words.
     """
-    from radeid.patterns.forms import common_words, person_names
+    from radeid.patterns.forms import common_words, person_names, surnames
 
     words = _NAME_WORD.findall(value)
     if not words or len(words) > int(options.get("max_words", 3)):
         return False
+    if options.get("surname", False):
+        # a family name of the surname tables that is no English word at all and has four letters
+        # or more ("kowalski" after a bare "mr"; never "severe", "jet" or "ar")
+        family = surnames()
+        return all(
+            len(key) >= 4 and key in family and key not in _word_ranks()
+            for key in (word.casefold().replace("’", "'") for word in words)
+        )
     names = person_names()
     ranks = _word_ranks()
     common_rank = int(options.get("common_rank", 1000))
@@ -338,3 +346,48 @@ def valid_uid(value: str, match: re.Match[str], options: Mapping[str, Any]) -> b
     if len(value) > 64 or len(value) < 10:
         return False
     return all(part.isdigit() and (part == "0" or part[0] != "0") for part in value.split("."))
+
+
+#: Street words that make the words before a facility word a street the facility is named after
+#: ("third street wellness", "oak avenue urgent care").
+_STREET_NAME_WORDS = frozenset("street st avenue ave road rd lane ln drive boulevard blvd way".split())
+
+
+@register_validator("facility_lower")
+def valid_facility_lower(value: str, match: re.Match[str], options: Mapping[str, Any]) -> bool:
+    """A facility name written in lower case ("bayside urgent care", "third street wellness",
+    "county general"): the words before the facility word (group `name`) hold no frequent function
+    word and are a place rare as an English word (a gazetteer name absent from the frequency list or
+    in its tail: "bayside"), a street ("third street"), or end with "county" before "general" (group
+    `head`: the facility word)
+    ("county general"). Generic phrases stay: "local urgent care", "an urgent care", "overall
+    wellness", "general" after anything but a county."""
+    from radeid.patterns.forms import function_words
+    from radeid.patterns.gazetteer import LOWER_PLACE_RANK, gazetteer_places
+
+    words = (_group(match, "name") or "").split()
+    head = _group(match, "head") or ""
+    if not words or any(w in function_words() for w in words):
+        return False
+    if head.startswith("general"):
+        return words[-1] == "county"
+    if len(words) >= 2 and words[-1] in _STREET_NAME_WORDS:
+        return True
+    place = " ".join(words)
+    if place not in gazetteer_places():
+        return False
+    rank = _word_ranks().get(place)
+    return rank is None or rank >= LOWER_PLACE_RANK
+
+
+@register_validator("lower_place")
+def valid_lower_place(value: str, match: re.Match[str], options: Mapping[str, Any]) -> bool:
+    """A gazetteer place written in lower case ("vegas", "las vegas", "austin") that is rare as an
+    English word: absent from the frequency list or in its tail (`LOWER_PLACE_RANK`), so "mobile",
+    "normal" and "home" are never read as places."""
+    from radeid.patterns.gazetteer import LOWER_PLACE_RANK, gazetteer_places
+
+    if value not in gazetteer_places():
+        return False
+    rank = _word_ranks().get(value)
+    return rank is None or rank >= LOWER_PLACE_RANK

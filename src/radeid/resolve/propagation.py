@@ -93,10 +93,10 @@ def _forms(text: str, span: Span) -> Iterable[str]:
     if _PLACEHOLDER.fullmatch(piece):
         return
     if span.category is Category.ID:
-        if len(piece) >= 4 and any(ch.isdigit() for ch in piece):
+        if len(piece) >= 4 and any(map(str.isdigit, piece)):
             yield piece
         return
-    letters = sum(ch.isalpha() for ch in piece)
+    letters = sum(map(str.isalpha, piece))
     if letters >= 4:
         yield piece
     if span.category in _PERSONS:
