@@ -23,7 +23,7 @@ Before step 3 a model's piece of a date or facility name grows to the whole enti
 common-word check (`radeid.patterns.gazetteer`, `radeid.resolve.evidence`). Spans of strong sources
 skip steps 3-5.
 
-One module of ~530 lines on purpose until the architecture issue makes the resolver a package: the
+One module of ~560 lines on purpose until the architecture issue makes the resolver a package: the
 steps share the resolver's state (strong sources, protected intervals, the trace).
 """
 
@@ -313,30 +313,11 @@ class Resolver:
             if self.is_strong(span) or not every.overlapping(span.start, span.end):
                 kept.append(span)
                 continue
-            if every.contains(span.start, span.end):
+            settled = None if every.contains(span.start, span.end) else _cut_protected(text, span, hard, soft)
+            if settled is None:
                 note(span, ())
                 continue
-            start, end = hard.cut_edges(span.start, span.end)
-            if _inside_word(text, start) or _inside_word(text, end):
-                note(span, ())
-                continue  # the cut left a fragment of a word ("4007" of a longer code): no PHI
-            start, end = tighten(text, start, end)
-            if end <= start or not any(ch.isalnum() for ch in text[start:end]):
-                note(span, ())
-                continue
-            rest_start, rest_end = soft.cut_edges(start, end)
-            if (rest_start, rest_end) != (start, end):
-                if only_function_words(text[rest_start:rest_end]):
-                    note(span, ())
-                    continue
-                # a clinical word set off by punctuation is a field of its own ("Riverbend Hospital,
-                # IR Suite 2", "Larkspur Hospital - Medicine Service"): cut it off; joined by a plain
-                # space it is part of a name ("Lakeside Neurology") and the span stays whole
-                if _set_off(text, start, end, rest_start, rest_end):
-                    start, end = tighten(text, rest_start, rest_end)
-                    if end <= start:
-                        note(span, ())
-                        continue
+            start, end = settled
             if (start, end) == (span.start, span.end):
                 kept.append(span)
             else:
@@ -509,6 +490,28 @@ def _drop_credentials(text: str, spans: list[Span], trace: list[Decision] | None
 
 _PUNCTUATION_GAP = re.compile(r"[,;|/()\-\u2013\u2014]")
 _GAP_CHARS = " \t,;|/()-\u2013\u2014"
+
+
+def _cut_protected(text: str, span: Span, hard: _Intervals, soft: _Intervals) -> tuple[int, int] | None:
+    """The extent of `span` left once protected content at its edges is cut off; None when no PHI is left."""
+    start, end = hard.cut_edges(span.start, span.end)
+    if _inside_word(text, start) or _inside_word(text, end):
+        return None  # the cut left a fragment of a word ("4007" of a longer code): no PHI
+    start, end = tighten(text, start, end)
+    if end <= start or not any(ch.isalnum() for ch in text[start:end]):
+        return None
+    rest_start, rest_end = soft.cut_edges(start, end)
+    if (rest_start, rest_end) != (start, end):
+        if only_function_words(text[rest_start:rest_end]):
+            return None
+        # a clinical word set off by punctuation is a field of its own ("Riverbend Hospital,
+        # IR Suite 2", "Larkspur Hospital - Medicine Service"): cut it off; joined by a plain
+        # space it is part of a name ("Lakeside Neurology") and the span stays whole
+        if _set_off(text, start, end, rest_start, rest_end):
+            start, end = tighten(text, rest_start, rest_end)
+            if end <= start:
+                return None
+    return start, end
 
 
 def _set_off(text: str, start: int, end: int, rest_start: int, rest_end: int) -> bool:
