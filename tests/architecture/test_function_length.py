@@ -24,12 +24,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("cli/evaluate.py", "evaluate"): "signature 73 lines, docstring 16; body 18",
     ("cli/spark.py", "spark_deid"): "signature 50 lines, docstring 9; body 15",
     ("cli/train.py", "train_command"): "signature 90 lines, docstring 1; body 15",
-    # Folders other work was changing when issue 26 was done (run/, resolve/, patterns/, detect/ and
-    # cli/deid.py): left as they were, to be split there.
-    ("detect/transformer/gate.py", "sentence_plan"): "being edited elsewhere (issue 26 left it)",
-    ("patterns/rule_files.py", "_compile_rule"): "being edited elsewhere (issue 26 left it)",
-    ("resolve/resolver.py", "Resolver._apply_protected"): "being edited elsewhere (issue 26 left it)",
-    ("resolve/resolver.py", "Resolver.resolve"): "being edited elsewhere (issue 26 left it)",
 }
 
 

@@ -156,7 +156,54 @@ def _as_list(value: Any, what: str) -> list[str]:
 
 
 def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: MacroExpander) -> Rule:
+    """One rule entry checked and compiled; each check's error names the rule and the file it came from."""
     where = f"rule {name!r} ({origin})"
+    category, regex, flags = _rule_pattern(entry, where, expander)
+    requires = _rule_requires(entry, where, expander, flags)
+    score, context_score = _rule_scores(entry, where)
+    subtype = entry.get("subtype")
+    groups = _rule_groups(entry, where, regex, category, subtype)
+    validators = tuple(get_validator(v) for v in _as_list(entry.get("validator"), f"{where}: validator"))
+    validator_args = _rule_validator_args(entry, expander)
+
+    def words(key: str) -> re.Pattern[str] | None:
+        return word_regex(expander.words(_as_list(entry.get(key), f"{where}: {key}")))
+
+    subtype_context = _rule_subtype_context(entry, where, expander, subtype)
+    triggers = _rule_triggers(entry, where, expander)
+    window, word_start = _rule_window(entry, where, triggers)
+    context_before, context_after = words("context_before"), words("context_after")
+    return Rule(
+        name=name,
+        category=category,
+        subtype=subtype,
+        regex=regex,
+        score=score,
+        groups=groups,
+        validators=validators,
+        validator_args=validator_args,
+        context_before=context_before,
+        context_after=context_after,
+        context_window=int(entry.get("context_window", 40)),
+        context_required=bool(entry.get("context_required", True)),
+        context_score=context_score,
+        negative_before=words("negative_before"),
+        negative_after=words("negative_after"),
+        negative_window=_two_ints(entry.get("negative_window", 30), f"{where}: negative_window"),
+        subtype_context=subtype_context,
+        triggers=triggers,
+        window=window,
+        anchored=bool(entry.get("anchored", False)),
+        origin=origin,
+        requires=requires,
+        word_start=word_start,
+    )
+
+
+def _rule_pattern(
+    entry: Mapping[str, Any], where: str, expander: MacroExpander
+) -> tuple[Category, re.Pattern[str], int]:
+    """The category, compiled pattern and flags: the keys every rule needs, checked before the rest."""
     try:
         category = Category.parse(entry["category"])
         pattern_src = entry["pattern"]
@@ -173,7 +220,13 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
         regex = compile_pattern(expander.expand(str(pattern_src)), flags)
     except (re.error, ValueError) as exc:
         raise ValueError(f"{where}: bad pattern: {exc}") from None
+    return category, regex, flags
 
+
+def _rule_requires(
+    entry: Mapping[str, Any], where: str, expander: MacroExpander, flags: int
+) -> tuple[re.Pattern[str], ...]:
+    """The `requires` prefilters, compiled with the rule's flags; an empty list is a mistake, not "none"."""
     requires: list[re.Pattern[str]] = []
     for required in _as_list(entry.get("requires"), f"{where}: requires"):
         try:
@@ -182,14 +235,23 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
             raise ValueError(f"{where}: bad requires: {exc}") from None
     if entry.get("requires") is not None and not requires:
         raise ValueError(f"{where}: requires is an empty list")
+    return tuple(requires)
 
+
+def _rule_scores(entry: Mapping[str, Any], where: str) -> tuple[float, float]:
+    """`score` and `context_score` (default: the score), both checked to lie in (0, 1]."""
     score = float(entry.get("score", 0.85))
     context_score = float(entry.get("context_score", score))
     for value, key in ((score, "score"), (context_score, "context_score")):
         if not 0.0 < value <= 1.0:
             raise ValueError(f"{where}: {key} must be in (0, 1]")
-    subtype = entry.get("subtype")
+    return score, context_score
 
+
+def _rule_groups(
+    entry: Mapping[str, Any], where: str, regex: re.Pattern[str], category: Category, subtype: str | None
+) -> tuple[tuple[str | int, Category, str | None], ...]:
+    """The groups that hold PHI and their labels: the `groups` table, else `phi`, `phi2`, ..., else the match."""
     groups: list[tuple[str | int, Category, str | None]] = []
     for group, label in dict(entry.get("groups", {})).items():
         if group not in regex.groupindex:
@@ -201,65 +263,51 @@ def _compile_rule(name: str, entry: Mapping[str, Any], origin: str, expander: Ma
         extra = sorted((g for g in regex.groupindex if _EXTRA_PHI.fullmatch(g)), key=lambda g: int(g[3:]))
         for group_name in ["phi", *extra] if "phi" in regex.groupindex else [0]:
             groups.append((group_name, category, subtype))
+    return tuple(groups)
 
-    validators = tuple(get_validator(v) for v in _as_list(entry.get("validator"), f"{where}: validator"))
+
+def _rule_validator_args(entry: Mapping[str, Any], expander: MacroExpander) -> dict[str, Any]:
+    """`validator_args`, with an `@list` value replaced by that list's items."""
     validator_args: dict[str, Any] = {}
     for key, arg in dict(entry.get("validator_args", {})).items():
         if isinstance(arg, str) and arg.startswith("@"):
             arg = expander.list_items(arg[1:])
         validator_args[key] = arg
+    return validator_args
 
-    def words(key: str) -> re.Pattern[str] | None:
-        return word_regex(expander.words(_as_list(entry.get(key), f"{where}: {key}")))
 
-    # One regex for all subtypes, so finding the nearest cue word is one scan.
+def _rule_subtype_context(
+    entry: Mapping[str, Any], where: str, expander: MacroExpander, subtype: str | None
+) -> tuple[re.Pattern[str] | None, tuple[str | None, ...]]:
+    """One regex of all subtypes' cue words and the subtype of each: the nearest cue is one scan."""
     context_words: list[list[str]] = []
     context_subtypes: list[str | None] = []
     for sub, items in dict(entry.get("subtype_context", {})).items():
         context_words.append(expander.words(_as_list(items, f"{where}: subtype_context")))
         context_subtypes.append(subtype if sub == _KEEP_SUBTYPE else sub)
-    subtype_regex = word_regex(*context_words)
+    return word_regex(*context_words), tuple(context_subtypes)
 
+
+def _rule_triggers(entry: Mapping[str, Any], where: str, expander: MacroExpander) -> tuple[str, ...]:
+    """The lower-cased trigger words; an anchored rule needs some, and the literal prefilter needs Latin-1."""
     triggers = tuple(t.lower() for t in expander.words(_as_list(entry.get("triggers"), f"{where}: triggers")))
     if entry.get("anchored") and not triggers:
         raise ValueError(f"{where}: anchored = true needs triggers")
     for trigger in triggers:
         if not trigger or any(ord(ch) > 255 for ch in trigger):
             raise ValueError(f"{where}: triggers must be non-empty Latin-1 strings, got {trigger!r}")
+    return triggers
+
+
+def _rule_window(entry: Mapping[str, Any], where: str, triggers: tuple[str, ...]) -> tuple[tuple[int, int], bool]:
+    """The trigger window `(before, after)` and `word_start`, which only an anchored [0, n] window allows."""
     window = entry.get("window", _DEFAULT_WINDOW)
     if not (isinstance(window, (list, tuple)) and len(window) == 2 and all(int(w) >= 0 for w in window)):
         raise ValueError(f"{where}: window must be [chars_before, chars_after]")
-
     word_start = bool(entry.get("word_start", False))
     if word_start and not (entry.get("anchored") and int(window[0]) == 0 and all(t[0].isalnum() for t in triggers)):
         raise ValueError(f"{where}: word_start = true needs anchored = true, window [0, n] and alphanumeric triggers")
-
-    context_before, context_after = words("context_before"), words("context_after")
-    return Rule(
-        name=name,
-        category=category,
-        subtype=subtype,
-        regex=regex,
-        score=score,
-        groups=tuple(groups),
-        validators=validators,
-        validator_args=validator_args,
-        context_before=context_before,
-        context_after=context_after,
-        context_window=int(entry.get("context_window", 40)),
-        context_required=bool(entry.get("context_required", True)),
-        context_score=context_score,
-        negative_before=words("negative_before"),
-        negative_after=words("negative_after"),
-        negative_window=_two_ints(entry.get("negative_window", 30), f"{where}: negative_window"),
-        subtype_context=(subtype_regex, tuple(context_subtypes)),
-        triggers=triggers,
-        window=(int(window[0]), int(window[1])),
-        anchored=bool(entry.get("anchored", False)),
-        origin=origin,
-        requires=tuple(requires),
-        word_start=word_start,
-    )
+    return (int(window[0]), int(window[1])), word_start
 
 
 def load_rules(extra_rule_files: Sequence[str | Path] = (), disabled: Collection[str] = ()) -> list[Rule]:

@@ -23,7 +23,7 @@ Before step 3 a model's piece of a date or facility name grows to the whole enti
 common-word check (`radeid.patterns.gazetteer`, `radeid.resolve.evidence`). Spans of strong sources
 skip steps 3-5.
 
-One module of ~530 lines on purpose until the architecture issue makes the resolver a package: the
+One module of ~560 lines on purpose until the architecture issue makes the resolver a package: the
 steps share the resolver's state (strong sources, protected intervals, the trace).
 """
 
@@ -130,7 +130,23 @@ class Resolver:
 
     def resolve(self, text: str, spans: Iterable[Span], trace: list[Decision] | None = None) -> list[Span]:
         """The final spans of `text`; every change to a proposal is appended to `trace` when given."""
-        proposals = list(spans)
+        kept = self._score_and_extend(text, list(spans), trace)
+        kept = self._complete(text, kept, trace)
+        kept, trimmed = self._clean_and_allow(text, kept, trace)
+        if self.protected is not None and kept:
+            kept, cut = self._apply_protected(text, kept, trace)
+            trimmed |= cut
+        if self.forms is not None:
+            kept = self._form_check(text, kept, trimmed, self.forms, trace)
+        merged = merge_overlaps(kept, self.rank, trace)
+        joined = merge_touching(text, merged, self.merge_categories, trace)
+        final = _drop_credentials(text, joined, trace)
+        if self.config.propagate and final:
+            final = self._propagate(text, final, trace)
+        return final
+
+    def _score_and_extend(self, text: str, proposals: list[Span], trace: list[Decision] | None) -> list[Span]:
+        """Step 1: low scores (and spans past the text) go, and a span that stops inside a word grows to it."""
         kept = [s for s in proposals if s.score >= self.config.min_score and s.end <= len(text)]
         if trace is not None and len(kept) != len(proposals):
             trace.extend(Decision("score", "dropped", s, ()) for s in proposals if s not in kept)
@@ -140,15 +156,22 @@ class Resolver:
                 changed = ((a, b) for a, b in zip(kept, grown, strict=True) if a != b)
                 trace.extend(Decision("extend", "extended", a, (b,)) for a, b in changed)
             kept = grown
-        # a model's piece of a date or a facility name grows to the whole entity (or a span holding
-        # two dates splits into them) before anything judges it
+        return kept
+
+    def _complete(self, text: str, kept: list[Span], trace: list[Decision] | None) -> list[Span]:
+        """A model's piece of a date or facility grows to the whole entity (two dates split) before any judging."""
         completed: list[Span] = []
         for span in kept:
             whole = complete(text, span, model=self._is_form_checked(span) and not self.is_strong(span))
             if trace is not None and whole != [span]:
                 trace.append(Decision("complete", "extended", span, tuple(whole), span.category.value.lower()))
             completed.extend(whole)
-        kept = completed
+        return completed
+
+    def _clean_and_allow(
+        self, text: str, kept: list[Span], trace: list[Decision] | None
+    ) -> tuple[list[Span], set[tuple[int, int, Category, str]]]:
+        """Steps 2-3: edges cleaned, allow-listed pieces dropped; with the keys of split pieces, form-checked later."""
         # Edge cleaning also drops spans of punctuation alone ("," or "/" between two names); the
         # pieces of a span cut at a field separator are form-checked like trimmed spans.
         cleaned: list[Span] = []
@@ -168,63 +191,63 @@ class Resolver:
                         trace.append(Decision("allow_list", "dropped", piece, (), normalize_term(piece.text_in(text))))
                 else:
                     cleaned.append(piece)
-        kept = cleaned
-        if self.protected is not None and kept:
-            kept, cut = self._apply_protected(text, kept, trace)
-            trimmed |= cut
-        if self.forms is not None:
-            checked = []
-            for s in kept:
-                if not self.is_strong(s) and (_key(s) in trimmed or self._is_form_checked(s)):
-                    place = place_evidence(text, s)
-                    if place is not None:
+        return cleaned, trimmed
+
+    def _form_check(
+        self,
+        text: str,
+        kept: list[Span],
+        trimmed: set[tuple[int, int, Category, str]],
+        forms: FormChecker,
+        trace: list[Decision] | None,
+    ) -> list[Span]:
+        """Step 5: model spans and trimmed pieces must look like their category, or are relabelled or dropped."""
+        checked: list[Span] = []
+        for s in kept:
+            if not self.is_strong(s) and (_key(s) in trimmed or self._is_form_checked(s)):
+                place = place_evidence(text, s)
+                if place is not None:
+                    if trace is not None:
+                        action = "relabelled" if place != s else "kept"
+                        trace.append(Decision("form", action, s, (place,), "gazetteer"))
+                    checked.append(place)
+                    continue
+                failed = forms.failure(text, s)
+                if failed in ("phone", "ip") and address_number(text, s):
+                    # a house number or floor on an address line ("Calle Electra, 1 - 4º L")
+                    place = s.with_(category=Category.LOCATION, subtype=None)
+                    if trace is not None:
+                        trace.append(Decision("form", "relabelled", s, (place,), f"{failed}_address_number"))
+                    checked.append(place)
+                    continue
+                if failed == "phone" and short_number(text, s):
+                    # a number too short for a phone (a postcode, a house number) that no
+                    # protected pattern claimed: PHI of another shape, kept as an ID
+                    number = s.with_(category=Category.ID, subtype=None)
+                    if trace is not None:
+                        trace.append(Decision("form", "relabelled", s, (number,), "phone_short_number"))
+                    checked.append(number)
+                    continue
+                words = s.text_in(text)
+                if (
+                    failed in ("email", "url", "ip", "phone")
+                    and not any(ch.isdigit() for ch in words)
+                    and sum(ch.isalpha() for ch in words) > 1
+                ):
+                    # words the model gave a shape category ("Almansa" as an e-mail): judged
+                    # as a name instead; a capitalised word that is no common word stays
+                    name = s.with_(category=Category.PATIENT, subtype=None)
+                    if forms.failure(text, name) is None:
                         if trace is not None:
-                            action = "relabelled" if place != s else "kept"
-                            trace.append(Decision("form", action, s, (place,), "gazetteer"))
-                        checked.append(place)
+                            trace.append(Decision("form", "relabelled", s, (name,), f"{failed}_to_name"))
+                        checked.append(name)
                         continue
-                    failed = self.forms.failure(text, s)
-                    if failed in ("phone", "ip") and address_number(text, s):
-                        # a house number or floor on an address line ("Calle Electra, 1 - 4º L")
-                        place = s.with_(category=Category.LOCATION, subtype=None)
-                        if trace is not None:
-                            trace.append(Decision("form", "relabelled", s, (place,), f"{failed}_address_number"))
-                        checked.append(place)
-                        continue
-                    if failed == "phone" and short_number(text, s):
-                        # a number too short for a phone (a postcode, a house number) that no
-                        # protected pattern claimed: PHI of another shape, kept as an ID
-                        number = s.with_(category=Category.ID, subtype=None)
-                        if trace is not None:
-                            trace.append(Decision("form", "relabelled", s, (number,), "phone_short_number"))
-                        checked.append(number)
-                        continue
-                    words = s.text_in(text)
-                    if (
-                        failed in ("email", "url", "ip", "phone")
-                        and not any(ch.isdigit() for ch in words)
-                        and sum(ch.isalpha() for ch in words) > 1
-                    ):
-                        # words the model gave a shape category ("Almansa" as an e-mail): judged
-                        # as a name instead; a capitalised word that is no common word stays
-                        name = s.with_(category=Category.PATIENT, subtype=None)
-                        if self.forms.failure(text, name) is None:
-                            if trace is not None:
-                                trace.append(Decision("form", "relabelled", s, (name,), f"{failed}_to_name"))
-                            checked.append(name)
-                            continue
-                    if failed is not None:
-                        if trace is not None:
-                            trace.append(Decision("form", "dropped", s, (), failed))
-                        continue
-                checked.append(s)
-            kept = checked
-        merged = merge_overlaps(kept, self.rank, trace)
-        joined = merge_touching(text, merged, self.merge_categories, trace)
-        final = _drop_credentials(text, joined, trace)
-        if self.config.propagate and final:
-            final = self._propagate(text, final, trace)
-        return final
+                if failed is not None:
+                    if trace is not None:
+                        trace.append(Decision("form", "dropped", s, (), failed))
+                    continue
+            checked.append(s)
+        return checked
 
     def _propagate(self, text: str, final: list[Span], trace: list[Decision] | None) -> list[Span]:
         """Add the other mentions of the document's detected entities (`radeid.resolve.propagation`);
@@ -290,30 +313,11 @@ class Resolver:
             if self.is_strong(span) or not every.overlapping(span.start, span.end):
                 kept.append(span)
                 continue
-            if every.contains(span.start, span.end):
+            settled = None if every.contains(span.start, span.end) else _cut_protected(text, span, hard, soft)
+            if settled is None:
                 note(span, ())
                 continue
-            start, end = hard.cut_edges(span.start, span.end)
-            if _inside_word(text, start) or _inside_word(text, end):
-                note(span, ())
-                continue  # the cut left a fragment of a word ("4007" of a longer code): no PHI
-            start, end = tighten(text, start, end)
-            if end <= start or not any(ch.isalnum() for ch in text[start:end]):
-                note(span, ())
-                continue
-            rest_start, rest_end = soft.cut_edges(start, end)
-            if (rest_start, rest_end) != (start, end):
-                if only_function_words(text[rest_start:rest_end]):
-                    note(span, ())
-                    continue
-                # a clinical word set off by punctuation is a field of its own ("Riverbend Hospital,
-                # IR Suite 2", "Larkspur Hospital - Medicine Service"): cut it off; joined by a plain
-                # space it is part of a name ("Lakeside Neurology") and the span stays whole
-                if _set_off(text, start, end, rest_start, rest_end):
-                    start, end = tighten(text, rest_start, rest_end)
-                    if end <= start:
-                        note(span, ())
-                        continue
+            start, end = settled
             if (start, end) == (span.start, span.end):
                 kept.append(span)
             else:
@@ -486,6 +490,28 @@ def _drop_credentials(text: str, spans: list[Span], trace: list[Decision] | None
 
 _PUNCTUATION_GAP = re.compile(r"[,;|/()\-\u2013\u2014]")
 _GAP_CHARS = " \t,;|/()-\u2013\u2014"
+
+
+def _cut_protected(text: str, span: Span, hard: _Intervals, soft: _Intervals) -> tuple[int, int] | None:
+    """The extent of `span` left once protected content at its edges is cut off; None when no PHI is left."""
+    start, end = hard.cut_edges(span.start, span.end)
+    if _inside_word(text, start) or _inside_word(text, end):
+        return None  # the cut left a fragment of a word ("4007" of a longer code): no PHI
+    start, end = tighten(text, start, end)
+    if end <= start or not any(ch.isalnum() for ch in text[start:end]):
+        return None
+    rest_start, rest_end = soft.cut_edges(start, end)
+    if (rest_start, rest_end) != (start, end):
+        if only_function_words(text[rest_start:rest_end]):
+            return None
+        # a clinical word set off by punctuation is a field of its own ("Riverbend Hospital,
+        # IR Suite 2", "Larkspur Hospital - Medicine Service"): cut it off; joined by a plain
+        # space it is part of a name ("Lakeside Neurology") and the span stays whole
+        if _set_off(text, start, end, rest_start, rest_end):
+            start, end = tighten(text, rest_start, rest_end)
+            if end <= start:
+                return None
+    return start, end
 
 
 def _set_off(text: str, start: int, end: int, rest_start: int, rest_end: int) -> bool:

@@ -263,6 +263,15 @@ def sentence_plan(
         return [], []
     if signals is None:
         signals = signal_spans(text)
+    regions = _signal_regions(offsets, strengths, signals, context)
+    return _region_windows(regions, n, strengths, max_tokens, stride)
+
+
+def _signal_regions(
+    offsets: Sequence[tuple[int, int]], strengths: Sequence[int], signals: Sequence[tuple[int, int]], context: int
+) -> list[list[int]]:
+    """The sorted, joined `[lo, hi)` piece ranges the model reads: each signal's sentences plus `context`."""
+    n = len(offsets)
     ends = [e for _, e in offsets]
     cuts = [i for i, strength in enumerate(strengths) if strength >= SENTENCE]  # cuts[0] == 0
     regions: list[tuple[int, int]] = []
@@ -284,10 +293,17 @@ def sentence_plan(
             merged[-1][1] = max(merged[-1][1], hi)
         else:
             merged.append([lo, hi])
+    return merged
+
+
+def _region_windows(
+    regions: list[list[int]], n: int, strengths: Sequence[int], max_tokens: int, stride: int
+) -> tuple[list[Window], list[bool]]:
+    """Each region cut as a whole document is, and the gaps as skipped windows, so every piece is covered once."""
     windows: list[Window] = []
     keep: list[bool] = []
     cursor = 0
-    for lo, hi in merged:
+    for lo, hi in regions:
         if lo > cursor:
             windows.append(Window(cursor, lo))
             keep.append(False)
