@@ -219,7 +219,7 @@ def _names() -> frozenset[str]:
 def surnames() -> frozenset[str]:
     """Family names (case-folded) of Faker's locales, every list of them ("kowalski" is only among
     pl_PL's `male_last_names`): what a lower-case word after a bare "mr" must be to be read as a
-    name (`radeid.detect.validators.valid_person_name` with `surname = true`)."""
+    name (`radeid.patterns.validators.valid_person_name` with `surname = true`)."""
     names: set[str] = set()
     for locale in _NAME_LOCALES:
         try:
