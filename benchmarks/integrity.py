@@ -29,6 +29,8 @@ surrogate mode (keyed surrogates, here with a fixed test key, so runs are repeat
     tokens that the final spans of a run with that option off cover and the default run's do not (the
     gate-off run is a second model run; check_forms is a filter on the model's spans, so the default
     run is the check_forms-off run filtered, checked against the default detector on the first batch).
+    A gold age of 89 or less (MEDDOCAN labels every age) is no PHI under radeid's policy (ages over
+    89 only, as `[detectors.rules] age_threshold`): its tokens count as neither gold nor non-gold here.
     Open-i and mtsamples have no gold: non-gold only. `COSTS RECALL` marks a check that removed more
     gold than non-gold tokens on a set; `--strict` then exits 1.
 
@@ -358,13 +360,35 @@ OPTION_ROWS = {"gate": "gate", "transformer.check_forms": "transformer.check_for
 COUNT_KEYS = ("gold_removed", "non_gold_removed", "gold_won_back", "non_gold_won_back")
 
 
-def evaluation_tokens(record: dict) -> tuple[list[tuple[int, int]], list[bool], list[bool]]:
+#: radeid's policy: an age is PHI only above this (HIPAA Safe Harbor; `[detectors.rules] age_threshold`).
+AGE_POLICY = 89
+
+
+def outside_policy(record: dict, span: dict, age_threshold: int = AGE_POLICY) -> bool:
+    """A gold span that is not PHI under radeid's policy: OTHER, or an age of `age_threshold` or less
+    (MEDDOCAN labels every age; a check that drops "72 años" removes no PHI radeid looks for)."""
+    if span["category"] in IGNORED_GOLD:
+        return True
+    if span["category"] != "AGE":
+        return False
+    numbers = [int(n) for n in _DIGIT_RUN.findall(record["text"][span["start"] : span["end"]])]
+    return bool(numbers) and max(numbers) <= age_threshold
+
+
+_DIGIT_RUN = re.compile(r"\d{1,3}")
+
+
+def evaluation_tokens(
+    record: dict, age_policy: bool = False
+) -> tuple[list[tuple[int, int]], list[bool], list[bool]]:
     """Tokens, gold flags and skip flags, as `benchmarks/accuracy.py` counts them: a token under OTHER
-    gold only, or under an Open-i `XXXX` placeholder, is neither gold nor non-gold."""
+    gold only, or under an Open-i `XXXX` placeholder, is neither gold nor non-gold. With `age_policy`
+    (the veto audit), a token under an age radeid's policy does not count as PHI is neither too."""
     tokens = word_tokens(record["text"])
     gold_spans = record.get("spans", [])
-    gold = covered_tokens(tokens, [(g["start"], g["end"]) for g in gold_spans if g["category"] not in IGNORED_GOLD])
-    ignored_ranges = [(g["start"], g["end"]) for g in gold_spans if g["category"] in IGNORED_GOLD]
+    ignore = (lambda g: outside_policy(record, g)) if age_policy else (lambda g: g["category"] in IGNORED_GOLD)
+    gold = covered_tokens(tokens, [(g["start"], g["end"]) for g in gold_spans if not ignore(g)])
+    ignored_ranges = [(g["start"], g["end"]) for g in gold_spans if ignore(g)]
     ignored_ranges += [(int(a), int(b)) for a, b in record.get("placeholders", [])]
     ignored = covered_tokens(tokens, ignored_ranges) if ignored_ranges else [False] * len(tokens)
     return tokens, gold, [ig and not g for ig, g in zip(ignored, gold, strict=True)]
@@ -457,7 +481,7 @@ def veto_audit(runs: dict[str, Run], by_pattern: bool = False) -> dict[str, Any]
         totals: Counter[str] = Counter()
         checks: dict[str, Counter[str]] = {}
         for d, record in enumerate(r.records):
-            tokens, gold, skip = evaluation_tokens(record)
+            tokens, gold, skip = evaluation_tokens(record, age_policy=True)
             totals["gold_tokens"] += sum(g and not k for g, k in zip(gold, skip, strict=True))
             totals["non_gold_tokens"] += sum(not g and not k for g, k in zip(gold, skip, strict=True))
             for check, counts in veto_counts(tokens, gold, skip, r.spans[d], r.decisions[d], by_pattern).items():

@@ -605,3 +605,72 @@ def test_a_lower_case_city_after_a_strong_cue_is_a_place(text: str, expected: li
         else:
             merged.append((start, end))
     assert [text[a:b] for a, b in merged] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "category"),
+    [
+        # floors, doors and kilometres the model called a phone or an IP: parts of the address
+        ("Domicilio: Plaza de la Encarnación 32 P1 2B 41003. Sevilla", "P1", Category.PHONE),
+        ("Domicilio: Calle Electra, 1 - 4º L 33208 Gijón.", "L", Category.PHONE),
+        ("Domicilio: Paseo de Carmelitas 20, 6o A. 37007 Salamanca", "A", Category.IP),
+        ("Domicilio: Calle gran vía 62, 3C.", "62, 3C", Category.PHONE),
+        ("Domicilio: C/. Guzmán el Bueno, 98, 6.º D 28003 Madrid", "98, 6.º", Category.IP),
+        ("Avda. de Córdoba s/n 28041 Madrid", "n", Category.IP),
+        ("Ctra. De Colmenar Viejo, km. 9,100, 28034 Madrid.", "km. 9,100", Category.IP),
+        ("Maestro. Av. Valderrey, 35 7o dcha. 28039 Madrid", "35 7o", Category.PHONE),
+        # a word of the street's name before its number, which the model called a URL
+        ("Domicilio: Av. melchor fernandez almagro 12. Madrid.", "almagro", Category.URL),
+    ],
+)
+def test_a_part_of_an_address_the_model_gave_a_shape_category_is_kept_as_a_place(
+    resolver: Resolver, text: str, piece: str, category: Category
+) -> None:
+    assert resolved(resolver, text, (piece, category, "transformer")) == [(piece, "LOCATION")]
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "category"),
+    [
+        ("HR 72 bpm at rest", "72", Category.PHONE),
+        ("Grade A lesion, 4º segment", "A", Category.IP),  # no street word before it
+        ("Penicilina 4.000.000 UI cada 6 h", "000.000", Category.IP),
+        ("Avenue of approach was lateral, level 3C.", "3C", Category.PHONE),  # 'Avenue' not followed by a space+name
+        ("Seen on the way 12 mg given", "mg", Category.URL),
+    ],
+)
+def test_numbers_and_letters_off_an_address_line_are_still_dropped(
+    resolver: Resolver, text: str, piece: str, category: Category
+) -> None:
+    assert resolved(resolver, text, (piece, category, "transformer")) == []
+
+
+def test_pieces_of_one_name_either_side_of_a_particle_are_one_name(resolver: Resolver) -> None:
+    text = "Remitida desde el Centro de Salud Las Calesas."
+    assert resolved(resolver, text, ("Centro", HO, "transformer"), ("Salud Las Calesas", HO, "transformer")) == [
+        ("Centro de Salud Las Calesas", "HOSPITAL")
+    ]
+    # two name categories: the first piece's wins
+    text = "Instituto de Medicina Legal. Ciudad de la Justicia. Barcelona."
+    assert resolved(resolver, text, ("Ciudad", P, "transformer"), ("Justicia", HO, "transformer")) == [
+        ("Ciudad de la Justicia", "PATIENT")
+    ]
+    # "of" joins nothing: in English it sits between two things as often as inside a name
+    text = "Mr Jonas Smith of Boston called."
+    assert resolved(resolver, text, ("Jonas Smith", P, "transformer"), ("Boston", L, "transformer")) == [
+        ("Jonas Smith", "PATIENT"),
+        ("Boston", "LOCATION"),
+    ]
+
+
+def test_a_dropped_particle_before_a_name_piece_is_the_start_of_that_name(resolver: Resolver) -> None:
+    text = "Servicio de Medicina Interna. Hospital Virgen de la Salud. Toledo."
+    assert resolved(resolver, text, ("la", Category.URL, "transformer"), ("Salud", P, "transformer")) == [
+        ("la Salud", "PATIENT")
+    ]
+    # alone it is no name, and it never grows a span that is not a name's
+    assert resolved(resolver, text, ("la", Category.URL, "transformer")) == []
+    text = "Seen at La Jolla on 3/4."
+    assert resolved(resolver, text, ("La", Category.PHONE, "transformer"), ("Jolla", L, "transformer")) == [
+        ("La Jolla", "LOCATION")
+    ]

@@ -15,14 +15,12 @@ from radeid.core.categories import Category
 from radeid.core.document import Span
 from radeid.patterns.gazetteer import is_place_name, place_context
 
-__all__ = ["address_number", "place_evidence", "short_number"]
+__all__ = ["address_number", "place_evidence", "short_number", "street_name_word"]
 
 
 #: Categories a model gives a city it has read as a name ("Chicago" as HOSPITAL): a place in a place
 #: context becomes LOCATION.
-_PLACE_CATEGORIES = frozenset(
-    {Category.LOCATION, Category.HOSPITAL, Category.VENDOR, Category.PATIENT, Category.HCW}
-)
+_PLACE_CATEGORIES = frozenset({Category.LOCATION, Category.HOSPITAL, Category.VENDOR, Category.PATIENT, Category.HCW})
 
 
 _SHAPE_CATEGORIES = frozenset({Category.EMAIL, Category.URL, Category.IP, Category.PHONE, Category.ID})
@@ -47,8 +45,17 @@ def place_evidence(text: str, span: Span) -> Span | None:
     return span.with_(category=Category.LOCATION, subtype="CITY")
 
 
-#: A house number, floor or door: "23", "4º", "1ºE", "5o", "12B".
-_HOUSE_PART = re.compile(r"\d{1,5}(?:[ \t]?[º°ª]|o\b)?(?:[ \t]?-?[ \t]?[A-Za-z])?")
+#: One part of an address after its street name: a house number, floor or door ("23", "4º", "1ºE",
+#: "5o", "12B", "6.º"), a floor written "P1", or a road's kilometre ("km. 9,100").
+_HOUSE_PART = (
+    r"(?:\d{1,5}(?:[ \t]?\.?[º°ª]|o\b)?(?:[ \t]?-?[ \t]?[A-Za-z](?![A-Za-z]))?"
+    r"|[Pp]\d{1,2}|km\.?[ \t]?\d{1,4}(?:[.,]\d{1,3})?)"
+)
+#: One or more of them, as an address line writes them ("62, 3C", "35 7o", "1 - 4º L").
+_HOUSE_PARTS = re.compile(rf"{_HOUSE_PART}(?:[ \t]*[,-]?[ \t]*{_HOUSE_PART}){{0,3}}")
+#: A door letter or "n" after a floor mark or "s/" ("4º L", "6o A", "s/n"), cut off from its number.
+_DOOR = re.compile(r"[A-Za-z]{1,4}")
+_DOOR_BEFORE = re.compile(r"(?:\d[ \t]?\.?[º°ª]|\do|[Ss]/)[ \t]?$")
 #: A street word before it on the line. Narrower than `radeid.resolve.completion`'s street words on
 #: purpose: "Dr", "Ct", "Pl" and a bare "C" before a number are as often a title or an abbreviation,
 #: and a wrongly relabelled number would be a false positive in clinical text.
@@ -57,14 +64,34 @@ _STREET_BEFORE = re.compile(
     r"calle|c/|avda|avenida|av|paseo|plaza|pza|ronda|carrer|rua|travesía|travesia|camino|ctra|carretera|"
     r"via|rue|strasse|straße|str|weg|gasse|platz)\.?[ \t]"
 )
+#: A house number right after a word of a street's name ("almagro 12", "Benitez 90,").
+_NUMBER_AFTER = re.compile(r"[ \t]\d{1,4}\b")
+
+
+def _after_street_word(text: str, start: int) -> bool:
+    """A street word comes before `start` on its line, at most 60 characters back."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return _STREET_BEFORE.search(text, max(line_start, start - 60), start) is not None
 
 
 def address_number(text: str, span: Span) -> bool:
-    """A house number, floor or door (digits, maybe `º` and a letter) after a street word on its line."""
-    if _HOUSE_PART.fullmatch(text[span.start : span.end]) is None:
+    """A part of an address after a street word on its line: house number, floor, door or kilometre
+    ("Calle Electra, 1 - 4º L", "Calle gran vía 62, 3C", "Avda. de Córdoba s/n")."""
+    piece = text[span.start : span.end]
+    if _HOUSE_PARTS.fullmatch(piece) is None and not (
+        _DOOR.fullmatch(piece) is not None and _DOOR_BEFORE.search(text, max(0, span.start - 4), span.start)
+    ):
         return False
-    line_start = text.rfind("\n", 0, span.start) + 1
-    return _STREET_BEFORE.search(text, max(line_start, span.start - 60), span.start) is not None
+    return _after_street_word(text, span.start)
+
+
+def street_name_word(text: str, span: Span) -> bool:
+    """Letters only, after a street word on its line and right before a house number: a word of the
+    street's name ("Av. melchor fernandez almagro 12")."""
+    piece = text[span.start : span.end]
+    if not piece.replace(" ", "").isalpha() or _NUMBER_AFTER.match(text, span.end) is None:
+        return False
+    return _after_street_word(text, span.start)
 
 
 def short_number(text: str, span: Span) -> bool:

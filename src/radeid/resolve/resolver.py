@@ -42,7 +42,7 @@ from radeid.core.edges import CREDENTIALS, clean_edges, extend_to_word_boundarie
 from radeid.core.resources import bundled_data_path, read_word_list
 from radeid.patterns.forms import FormChecker, only_function_words
 from radeid.resolve.completion import complete
-from radeid.resolve.evidence import address_number, place_evidence, short_number
+from radeid.resolve.evidence import address_number, place_evidence, short_number, street_name_word
 from radeid.resolve.propagation import propagate
 from radeid.resolve.protected import ProtectedContent, covering, merge_intervals
 from radeid.resolve.trace import Decision
@@ -136,10 +136,13 @@ class Resolver:
         if self.protected is not None and kept:
             kept, cut = self._apply_protected(text, kept, trace)
             trimmed |= cut
+        particles: list[Span] = []  # particles a form check dropped ("la", "van"): a name after them takes them
         if self.forms is not None:
-            kept = self._form_check(text, kept, trimmed, self.forms, trace)
+            kept = self._form_check(text, kept, trimmed, self.forms, trace, particles)
         merged = merge_overlaps(kept, self.rank, trace)
         joined = merge_touching(text, merged, self.merge_categories, trace)
+        if particles:
+            joined = _attach_particles(text, joined, particles, trace)
         final = _drop_credentials(text, joined, trace)
         if self.config.propagate and final:
             final = self._propagate(text, final, trace)
@@ -200,8 +203,10 @@ class Resolver:
         trimmed: set[tuple[int, int, Category, str]],
         forms: FormChecker,
         trace: list[Decision] | None,
+        particles: list[Span],
     ) -> list[Span]:
-        """Step 5: model spans and trimmed pieces must look like their category, or are relabelled or dropped."""
+        """Step 5: model spans and trimmed pieces must look like their category, or are relabelled or
+        dropped; a dropped particle goes to `particles`, for the name after it."""
         checked: list[Span] = []
         for s in kept:
             if not self.is_strong(s) and (_key(s) in trimmed or self._is_form_checked(s)):
@@ -213,7 +218,7 @@ class Resolver:
                     checked.append(place)
                     continue
                 failed = forms.failure(text, s)
-                if failed in ("phone", "ip") and address_number(text, s):
+                if failed in ("phone", "ip", "url", "email") and (address_number(text, s) or street_name_word(text, s)):
                     # a house number or floor on an address line ("Calle Electra, 1 - 4º L")
                     place = s.with_(category=Category.LOCATION, subtype=None)
                     if trace is not None:
@@ -245,6 +250,8 @@ class Resolver:
                 if failed is not None:
                     if trace is not None:
                         trace.append(Decision("form", "dropped", s, (), failed))
+                    if s.text_in(text).casefold() in _PARTICLE_WORDS:
+                        particles.append(s)
                     continue
             checked.append(s)
         return checked
@@ -429,7 +436,7 @@ def merge_touching(
         if (
             prev is not None
             and span.category in categories
-            and _same_family(prev.category, span.category)
+            and (_same_family(prev.category, span.category) or _particle_between(text, prev, span))
             and _joins(text, prev, span)
         ):
             result[-1] = prev.with_(end=span.end, score=max(prev.score, span.score))
@@ -441,6 +448,20 @@ def merge_touching(
 
 
 _COMMA_JOINS = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.VENDOR})
+#: Particles inside a name or a place's name: two pieces of one category either side of one are one
+#: name ("Virgen de la Salud", "Calle de Alcalá", "van der Berg"). Not "of" or "and": in English
+#: prose those sit between two different things as often as inside one name.
+_NAME_PARTICLES = frozenset(
+    f" {p} "
+    for p in (
+        "de", "del", "de la", "de las", "de los", "la", "las", "los", "da", "das", "do", "dos", "di",
+        "du", "van", "von", "van der", "von der", "van den", "ter", "zu", "y", "i",
+    )
+)  # fmt: skip
+#: The particles one word long, as a form check may have dropped them on their own.
+_PARTICLE_WORDS = frozenset(p.strip() for p in _NAME_PARTICLES if " " not in p.strip()) - {"y", "i"}
+_PARTICLE_JOINS = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.LOCATION, Category.VENDOR})
+_PERSONS = frozenset({Category.PATIENT, Category.HCW})
 _PERSONS = frozenset({Category.PATIENT, Category.HCW})
 
 
@@ -449,12 +470,41 @@ def _same_family(a: Category, b: Category) -> bool:
     return a == b or (a in _PERSONS and b in _PERSONS)
 
 
+def _attach_particles(text: str, spans: list[Span], particles: list[Span], trace: list[Decision] | None) -> list[Span]:
+    """A particle the form checks dropped ("la" of "Virgen de la Salud", "van" of "van Gogh") is the
+    start of the name piece right after it (one space between): alone it was no name, before one it
+    is part of it."""
+    starts = {p.end + 1: p for p in particles if text[p.end : p.end + 1] == " "}
+    out = []
+    for span in spans:
+        particle = starts.get(span.start)
+        if particle is not None and span.category in _PARTICLE_JOINS:
+            grown = span.with_(start=particle.start)
+            if trace is not None:
+                trace.append(Decision("join", "extended", span, (grown,), "particle"))
+            span = grown
+        out.append(span)
+    return out
+
+
+def _particle_between(text: str, prev: Span, span: Span) -> bool:
+    """Two names' pieces either side of a particle are one name even when the model gave them two
+    name categories ("Ciudad" PATIENT + " de la " + "Justicia" HOSPITAL): the first piece's wins."""
+    return (
+        prev.category in _PARTICLE_JOINS
+        and span.category in _PARTICLE_JOINS
+        and text[prev.end : span.start] in _NAME_PARTICLES
+    )
+
+
 def _joins(text: str, prev: Span, span: Span) -> bool:
     gap = text[prev.end : span.start]
     if gap in ("", " "):
         return True
     if gap in (",", ", ") and span.category in _COMMA_JOINS:
         return not _is_credential(text, span)
+    if gap in _NAME_PARTICLES and span.category in _PARTICLE_JOINS:
+        return True  # "Centro" + " de " + "Salud Las Calesas", "Ludwig" + " van " + "Beethoven"
     # "R" + ". " + "Vizirov": the gap holds the period of a one-letter initial
     return (
         gap in (".", ". ")
