@@ -225,3 +225,25 @@ def test_veto_audit_flags_checks_that_remove_more_gold_than_non_gold() -> None:
     assert audit["sets"]["mtsamples"]["labelled"] is False
     assert audit["sets"]["mtsamples"]["checks"]["form:common_word"]["non_gold_removed"] == 1
     assert audit["costs_recall"] == [["form:common_word", "presidio_synth"]]
+
+
+def test_the_veto_audit_counts_ages_outside_radeids_policy_as_neither_gold_nor_non_gold() -> None:
+    """MEDDOCAN labels every age; radeid's policy (`age_threshold` 89) makes only older ages PHI, so a
+    check that drops "72 años" costs no recall, and one that drops "95 años" does."""
+    text = "Varón de 72 años y su madre de 95 años."
+    record = {
+        "id": "m",
+        "text": text,
+        "spans": [
+            {"start": text.index("72"), "end": text.index("72") + 7, "category": "AGE"},
+            {"start": text.index("95"), "end": text.index("95") + 7, "category": "AGE"},
+        ],
+    }
+    tokens, gold, skip = integrity.evaluation_tokens(record, age_policy=True)
+    words = [text[a:b] for a, b in tokens]
+    assert [w for w, g in zip(words, gold, strict=True) if g] == ["95", "años"]
+    assert [w for w, k in zip(words, skip, strict=True) if k] == ["72", "años"]
+    # the scores of section (d) keep every gold age, as benchmarks/accuracy.py does
+    tokens, gold, skip = integrity.evaluation_tokens(record)
+    assert [w for w, g in zip(words, gold, strict=True) if g] == ["72", "años", "95", "años"]
+    assert not any(skip)
