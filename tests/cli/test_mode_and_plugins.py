@@ -69,13 +69,22 @@ def test_plugins_load_from_entry_points_and_a_broken_one_is_skipped_by_name(
     src = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "Call (555) 201-3344 today."}])
     code, output = cli("deid", src, "-o", tmp_path / "out.jsonl", "--mode", "dots", "--no-model", "-w", "1", "-q")
     assert code == 0, output
-    assert "warning: plugin 'bad' not loaded (AttributeError)" in output
     assert read_jsonl(tmp_path / "out.jsonl")[0]["text"] == "Call .............. today."
+    # a name no plugin registered: the error names the plugin that failed to load
+    code, output = cli("deid", src, "-o", tmp_path / "out2.jsonl", "--mode", "stars", "-q")
+    flat = " ".join(re.sub("[│╭╮╰╯─]", " ", output).split())
+    assert code == 2 and "plugin 'bad' not loaded (AttributeError)" in flat
 
 
-def test_plugins_load_once_per_process(clean_registries: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plugins_load_once_per_process_and_only_for_a_name_not_known(
+    clean_registries: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[str] = []
     monkeypatch.setattr(plugins, "entry_points", lambda group: calls.append(group) or [])
+    assert "tag" in REPLACERS and REPLACERS.get("surrogate") is not None
+    assert calls == []  # built-in names never scan the installed packages
+    assert "no_such_mode" not in REPLACERS
+    assert calls == [plugins.GROUP]
     first = plugins.load_plugins()
-    assert plugins.load_plugins() is first
+    assert plugins.load_plugins() is first and "no_such_mode" not in REPLACERS
     assert calls == [plugins.GROUP]

@@ -5,14 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from radeid import __version__
 from radeid.cli.default_config import register as register_default_config
 from radeid.cli.deid import register as register_deid
 from radeid.cli.detect import register as register_detect
 from radeid.cli.ensemble import register as register_ensemble
-from radeid.cli.errors import err
 from radeid.cli.evaluate import register as register_evaluate
 from radeid.cli.explain import register as register_explain
 from radeid.cli.keygen import register as register_keygen
@@ -23,7 +21,6 @@ from radeid.cli.serve import register as register_server
 from radeid.cli.spark import register as register_spark
 from radeid.cli.synth import register as register_synth
 from radeid.cli.train import register as register_train
-from radeid.core.plugins import load_plugins
 
 app = typer.Typer(
     name="radeid",
@@ -56,9 +53,6 @@ def main(
     ] = False,
 ) -> None:
     """De-identify radiology reports and clinical notes."""
-    # Before any command reads its options: a plugin's mode is a valid --mode.
-    for name, error in load_plugins().failed:
-        err.print(f"warning: plugin {escape(name)!r} not loaded ({error})", highlight=False)
 
 
 register_deid(app)

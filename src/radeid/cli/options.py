@@ -18,15 +18,17 @@ import typer
 
 from radeid.config.config import Config, ConfigError
 from radeid.config.modes import REPLACERS
+from radeid.core.plugins import load_plugins
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
 
 
 def known_mode(value: str | None) -> str | None:
-    """`--mode` accepts every registered replacement mode, a plugin's included (read at parse time,
-    after `radeid.cli.plugins` loaded the plugins), not a list copied by hand."""
+    """`--mode` accepts every registered replacement mode, a plugin's included (a name the registry
+    does not know loads the plugins, `radeid.core.plugins`), not a list copied by hand."""
     if value is not None and value not in REPLACERS:
-        raise typer.BadParameter(f"{value!r} is not a replacement mode; known: {', '.join(REPLACERS.names())}")
+        failed = "".join(f"; plugin {p!r} not loaded ({error})" for p, error in load_plugins().failed)
+        raise typer.BadParameter(f"{value!r} is not a replacement mode; known: {', '.join(REPLACERS.names())}{failed}")
     return value
 
 

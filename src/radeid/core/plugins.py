@@ -2,9 +2,10 @@
 
 A plugin declares an entry point in the group `radeid.plugins` (in its `pyproject.toml`:
 `[project.entry-points."radeid.plugins"] my_modes = "my_package.radeid_modes"`); importing that
-module registers what it adds. The `radeid` command loads every plugin before it reads its options
-(so a plugin's mode is a valid `--mode`), and so does every batch worker before it builds its
-pipeline (`PipelineSpec.build`). A plugin that fails to import is skipped; the command names it.
+module registers what it adds. A registry that is asked for a name it does not know loads the
+plugins (once per process) and looks again, so a plugin's mode is a valid `--mode` and a plugin's
+detector builds in every batch worker, and a run that names only built-in components never pays
+for the scan. A plugin that fails to import is skipped; an unknown-name error names it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
-__all__ = ["GROUP", "PluginReport", "load_plugins"]
+__all__ = ["GROUP", "PluginReport", "load_plugins", "loaded"]
 
 GROUP = "radeid.plugins"
 
@@ -26,6 +27,11 @@ class PluginReport:
 
 
 _report: PluginReport | None = None
+
+
+def loaded() -> bool:
+    """Whether this process has loaded its plugins already."""
+    return _report is not None
 
 
 def load_plugins() -> PluginReport:

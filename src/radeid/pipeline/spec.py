@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from radeid.config.config import Config, ConfigError
-from radeid.core.plugins import load_plugins
 from radeid.pipeline.fingerprint import canonical, dumps_canonical, named_files
 
 if TYPE_CHECKING:
@@ -102,7 +101,6 @@ class PipelineSpec:
 
     def build(self) -> Deidentifier:
         """The `Deidentifier` this spec describes; call it once per process (it loads everything)."""
-        load_plugins()  # a worker process knows the plugins' detectors and modes before it builds
         from radeid.pipeline.deidentifier import Deidentifier
         from radeid.pipeline.prebuilt import lookup
 
