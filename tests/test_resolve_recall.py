@@ -621,6 +621,15 @@ def test_a_lower_case_city_after_a_strong_cue_is_a_place(text: str, expected: li
         ("Maestro. Av. Valderrey, 35 7o dcha. 28039 Madrid", "35 7o", Category.PHONE),
         # a word of the street's name before its number, which the model called a URL
         ("Domicilio: Av. melchor fernandez almagro 12. Madrid.", "almagro", Category.URL),
+        # pieces cut off from their numbers, and a house number the model called an age
+        ("Domicilio: C/ Manuel Caballero Venzala, 12, 2.º A. 23009 Jaén.", "º", Category.IP),
+        ("Hospital Ramón y Cajal Ctra. de Colmenar, km. 9,100 28034 Madrid", "km", Category.IP),
+        ("C/ Celestino Villamil, s/n. 33006 Oviedo.", "/n", Category.URL),
+        ("Carr. Vía de Servicio, Km 14.500, 28049 Madrid", "Km 14", Category.IP),
+        ("C/ Antonio Acuña. Nº 10 5ºA izq. 28009 Madrid", "izq", Category.URL),
+        ("Domicilio: Paseo de la castellana 87. 9F.", "87", Category.AGE),
+        ("Calle cubujuqui 301A. CP. 4014", "cubujuqui", Category.PHONE),
+        ("Complejo Hospitalario de Navarra C/Irunlarrea 3 31008 Pamplona", "3", Category.PHONE),
     ],
 )
 def test_a_part_of_an_address_the_model_gave_a_shape_category_is_kept_as_a_place(
@@ -674,3 +683,19 @@ def test_a_dropped_particle_before_a_name_piece_is_the_start_of_that_name(resolv
     assert resolved(resolver, text, ("La", Category.PHONE, "transformer"), ("Jolla", L, "transformer")) == [
         ("La Jolla", "LOCATION")
     ]
+
+
+def test_a_phone_written_like_an_ip_address_is_a_phone(resolver: Resolver) -> None:
+    text = "Correspondencia: Madrid. España Tfno. 670.97.10.26 E-mail: x@y.es"
+    assert resolved(resolver, text, ("670.97.10.26", Category.IP, "transformer")) == [("670.97.10.26", "PHONE")]
+    # a real address stays an IP, and a version number is neither
+    assert resolved(resolver, "Host 10.0.0.12 down", ("10.0.0.12", Category.IP, "transformer")) == [
+        ("10.0.0.12", "IP")
+    ]
+    assert resolved(resolver, "Software 1.2.3 installed", ("1.2.3", Category.IP, "transformer")) == []
+
+
+def test_the_end_of_an_identifier_cut_off_as_a_phone_stays_an_id(resolver: Resolver) -> None:
+    text = "NHC: 287256/75.\nDomicilio: Calle Mayor 3."
+    assert resolved(resolver, text, ("75", Category.PHONE, "transformer")) == [("75", "ID")]
+    assert resolved(resolver, "BP 120/75 mmHg", ("75", Category.PHONE, "transformer")) == []

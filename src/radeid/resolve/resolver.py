@@ -42,7 +42,7 @@ from radeid.core.edges import CREDENTIALS, clean_edges, extend_to_word_boundarie
 from radeid.core.resources import bundled_data_path, read_word_list
 from radeid.patterns.forms import FormChecker, only_function_words
 from radeid.resolve.completion import complete
-from radeid.resolve.evidence import address_number, place_evidence, short_number, street_name_word
+from radeid.resolve.evidence import address_number, id_suffix, place_evidence, short_number, street_name_word
 from radeid.resolve.propagation import propagate
 from radeid.resolve.protected import ProtectedContent, covering, merge_intervals
 from radeid.resolve.trace import Decision
@@ -218,35 +218,12 @@ class Resolver:
                     checked.append(place)
                     continue
                 failed = forms.failure(text, s)
-                if failed in ("phone", "ip", "url", "email") and (address_number(text, s) or street_name_word(text, s)):
-                    # a house number or floor on an address line ("Calle Electra, 1 - 4º L")
-                    place = s.with_(category=Category.LOCATION, subtype=None)
+                relabel = _relabel(text, s, failed, forms) if failed is not None else None
+                if relabel is not None:
                     if trace is not None:
-                        trace.append(Decision("form", "relabelled", s, (place,), f"{failed}_address_number"))
-                    checked.append(place)
+                        trace.append(Decision("form", "relabelled", s, (relabel[0],), relabel[1]))
+                    checked.append(relabel[0])
                     continue
-                if failed == "phone" and short_number(text, s):
-                    # a number too short for a phone (a postcode, a house number) that no
-                    # protected pattern claimed: PHI of another shape, kept as an ID
-                    number = s.with_(category=Category.ID, subtype=None)
-                    if trace is not None:
-                        trace.append(Decision("form", "relabelled", s, (number,), "phone_short_number"))
-                    checked.append(number)
-                    continue
-                words = s.text_in(text)
-                if (
-                    failed in ("email", "url", "ip", "phone")
-                    and not any(ch.isdigit() for ch in words)
-                    and sum(ch.isalpha() for ch in words) > 1
-                ):
-                    # words the model gave a shape category ("Almansa" as an e-mail): judged
-                    # as a name instead; a capitalised word that is no common word stays
-                    name = s.with_(category=Category.PATIENT, subtype=None)
-                    if forms.failure(text, name) is None:
-                        if trace is not None:
-                            trace.append(Decision("form", "relabelled", s, (name,), f"{failed}_to_name"))
-                        checked.append(name)
-                        continue
                 if failed is not None:
                     if trace is not None:
                         trace.append(Decision("form", "dropped", s, (), failed))
@@ -468,6 +445,33 @@ _PERSONS = frozenset({Category.PATIENT, Category.HCW})
 def _same_family(a: Category, b: Category) -> bool:
     """Same category, or both persons: a model that calls "Harold" PATIENT and "Finch" HCW names one person."""
     return a == b or (a in _PERSONS and b in _PERSONS)
+
+
+def _relabel(text: str, span: Span, failed: str, forms: FormChecker) -> tuple[Span, str] | None:
+    """What a span that failed its category's form check is instead, with the reason, or None (drop it)."""
+    if failed in ("phone", "ip", "url", "email", "age") and (
+        address_number(text, span) or street_name_word(text, span)
+    ):
+        # a house number, floor or street-name word on an address line ("Calle Electra, 1 - 4º L")
+        return span.with_(category=Category.LOCATION, subtype=None), f"{failed}_address_number"
+    if failed == "ip" and forms.failure(text, phone := span.with_(category=Category.PHONE)) is None:
+        return phone, "ip_phone"  # a phone written with dots ("670.97.10.26"), no address
+    if failed == "phone" and (short_number(text, span) or id_suffix(text, span)):
+        # a number too short for a phone (a postcode, a house number, an ID's end) that no protected
+        # pattern claimed: PHI of another shape, kept as an ID
+        return span.with_(category=Category.ID, subtype=None), "phone_short_number"
+    words = span.text_in(text)
+    if (
+        failed in ("email", "url", "ip", "phone")
+        and not any(ch.isdigit() for ch in words)
+        and sum(ch.isalpha() for ch in words) > 1
+    ):
+        # words the model gave a shape category ("Almansa" as an e-mail): judged as a name instead;
+        # a capitalised word that is no common word stays
+        name = span.with_(category=Category.PATIENT, subtype=None)
+        if forms.failure(text, name) is None:
+            return name, f"{failed}_to_name"
+    return None
 
 
 def _attach_particles(text: str, spans: list[Span], particles: list[Span], trace: list[Decision] | None) -> list[Span]:
