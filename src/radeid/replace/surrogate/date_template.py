@@ -18,6 +18,9 @@ Two-digit years below 30 are 20xx, others 19xx (no clock is read: the same input
 the same output).
 
 Split from `dates.py` (issue 11): the template grammar is independent of how dates are shifted.
+
+Kept as one module (about 540 lines): parsing and rendering share the field grammar and its
+tables; splitting them would put one grammar in two places.
 """
 
 from __future__ import annotations
