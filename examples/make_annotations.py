@@ -30,7 +30,8 @@ GENERIC = frozenset(
     """hospital medical center university clinic imaging health regional community institute
     radiology department the and of at for saint st heart cancer valley breast women's womens
     north south east west street avenue road suite drive lane box floor building pavilion one
-    viewer family medicine associates neurology service https www example""".split()
+    viewer family medicine associates neurology service https www example
+    de del la las los y universitario clínica centro salud calle avenida servicio radiología""".split()
 )
 
 
@@ -559,6 +560,63 @@ cc: [[PATIENT|Odalys Ferrante-Kuznetsov]] (by mail)
 """
 
 
+# Spanish examples (`radeid deid --lang es`), written to examples/es/. Invented like the ones above.
+DOCS["es/rx_torax"] = """\
+INFORME DE RADIOLOGÍA
+Paciente: Dña. [[PATIENT|Remedios Villalobos Echeverría]]
+NHC: [[ID|2048736]]   DNI: [[ID|48213765K]]
+Fecha de nacimiento: [[DATE|14/02/1951]]
+Domicilio: [[LOCATION|C/ Ribera del Duero 17, 2.º B]], [[LOCATION|47014]] [[LOCATION|Valladolid]]
+Teléfono: [[PHONE|+34 983 41 27 65]]
+Centro: [[HOSPITAL|Hospital Universitario Sierra de Candelario]], Servicio de Radiología
+Fecha de la exploración: [[DATE|3 de marzo de 2024]]
+Médico peticionario: Dr. [[HCW|Anselmo Quiroga Beltrán]]
+
+RADIOGRAFÍA DE TÓRAX PA Y LATERAL
+
+Comparación: estudio previo del [[DATE|12/09/2023]].
+
+Hallazgos: Índice cardiotorácico dentro de la normalidad. No se observan consolidaciones ni
+derrame pleural. Pequeño granuloma calcificado de 4 mm en el lóbulo superior derecho, sin
+cambios respecto al estudio previo. Senos costofrénicos libres. Marcapasos bicameral con
+electrodos en aurícula y ventrículo derechos. Temperatura 37,8 ºC y SatO2 94 % según la
+hoja de enfermería.
+
+Impresión: Sin hallazgos agudos. Se comunica el resultado a la Dra. [[HCW|Villalba]] por
+teléfono el [[DATE|3 de marzo de 2024]].
+
+Informe firmado por: Dra. [[HCW|Inmaculada Villalba Crespo]] (nº de colegiado [[ID|28 28 61947]])
+Correo: [[EMAIL|ivillalba@hsc-candelario.example.es]]
+"""
+
+DOCS["es/tc_abdomen"] = """\
+TC DE ABDOMEN Y PELVIS CON CONTRASTE
+Nombre: [[PATIENT|Baltasar]]   Apellidos: [[PATIENT|de la Fuente Ordóñez]]
+NHC: [[ID|551903]]   NASS: [[ID|28 40917736 52]]
+Edad: 67 años   Sexo: H
+Fecha de ingreso: [[DATE|21/11/2024]]
+Hospital: [[HOSPITAL|Clínica San Rafael de Arganda]]
+
+Antecedentes: Paciente de 67 años, hipertenso, intervenido de colecistectomía en [[DATE|2015]].
+Remitido por el Dr. [[HCW|Eusebio Marín]] del [[HOSPITAL|Centro de Salud Las Matas]] por dolor en
+fosa ilíaca derecha de 48 horas de evolución.
+
+Técnica: Adquisición helicoidal tras la administración de 100 ml de contraste yodado
+intravenoso, en fase portal (70 s). Cortes de 5 mm.
+
+Hallazgos: Apéndice engrosado (11 mm) con trabeculación de la grasa periapendicular, sin
+colecciones ni neumoperitoneo. Hígado de tamaño normal, sin lesiones focales. Riñones sin
+alteraciones. Pequeña hernia de hiato. Cambios degenerativos en L4-L5.
+
+Conclusión: Hallazgos compatibles con apendicitis aguda no complicada. Comentado con el
+cirujano de guardia, Dr. [[HCW|Marín]], el [[DATE|22 de noviembre de 2024]] a las 14:30.
+
+Dra. [[HCW|Covadonga Iturralde Sanz]]
+Radióloga. [[HOSPITAL|Clínica San Rafael de Arganda]], [[LOCATION|Avda. de Valencia 212]], [[LOCATION|28500]] [[LOCATION|Arganda del Rey]]
+Tel. [[PHONE|918 71 33 04]]
+"""
+
+
 def main() -> int:
     problems: list[str] = []
     outputs: dict[str, tuple[str, str]] = {}
@@ -570,6 +628,7 @@ def main() -> int:
         print("\n".join(problems), file=sys.stderr)
         return 1
     for name, (text, ann) in outputs.items():
+        (HERE / name).parent.mkdir(exist_ok=True)
         (HERE / f"{name}.txt").write_text(text, encoding="utf-8", newline="\n")
         (HERE / f"{name}.ann").write_text(ann, encoding="utf-8", newline="\n")
     print(f"wrote {len(outputs)} documents, {sum(a.count(chr(10)) for _, a in outputs.values())} spans")

@@ -87,7 +87,7 @@ def load_examples(path: Path = EXAMPLES_FILE) -> dict[str, list[dict[str, str]]]
     examples: dict[str, list[dict[str, str]]] = {}
     for key, entries in data.items():
         if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
-            raise DocsError(f"{path.name}: [[\"{key}\"]] must be an array of tables with `run` and `what`")
+            raise DocsError(f'{path.name}: [["{key}"]] must be an array of tables with `run` and `what`')
         for entry in entries:
             unknown = set(entry) - {"run", "what"}
             if unknown or not isinstance(entry.get("run"), str) or not entry["run"].strip():
@@ -119,8 +119,9 @@ def check_examples(examples: Mapping[str, list[Mapping[str, str]]], paths: list[
                 if " ".join(words[:n]) in known:
                     named = " ".join(words[:n])
             if not words or words[0] != "radeid" or named != key:
-                problems.append(f"an example under {key!r} runs {named if words[:1] == ['radeid'] else words[:1]}: "
-                                f"{entry['run']!r}")
+                problems.append(
+                    f"an example under {key!r} runs {named if words[:1] == ['radeid'] else words[:1]}: {entry['run']!r}"
+                )
     if problems:
         raise DocsError("docs/cli_examples.toml: " + "; ".join(problems))
 
@@ -242,7 +243,7 @@ EXTRA_DOCS: dict[str, str] = {
     "surrogate.max_shift_days": "The largest per-patient date shift, in days (the shift is never 0).",
     "io.output_format": "Output format; \"\" writes the output's suffix, else the input's format.",
     "detectors.transformer.gate_context": "Word pieces of context on each side of a sentence the gate hands "
-    "the model (`gate_scope = \"sentence\"`).",
+    'the model (`gate_scope = "sentence"`).',
     "detectors.ensemble.threshold": "For `weighted`: a token is PHI when the voting members' weights sum to "
     "at least this.",
     "detectors.ensemble.combiner": "For `learned`: the combiner file written by `radeid ensemble fit`.",
@@ -267,8 +268,12 @@ def section_dataclasses() -> list[type]:
     """Every section dataclass the sections module defines (aliases counted once)."""
     seen: list[type] = []
     for value in vars(sections_module).values():
-        if (isinstance(value, type) and dataclasses.is_dataclass(value)
-                and value.__module__ == sections_module.__name__ and value not in seen):
+        if (
+            isinstance(value, type)
+            and dataclasses.is_dataclass(value)
+            and value.__module__ == sections_module.__name__
+            and value not in seen
+        ):
             seen.append(value)
     return seen
 
@@ -378,12 +383,13 @@ def config_entries() -> list[tuple[str, type, list[dict[str, str]]]]:
             doc = comments.get(dotted) or docstring.get(f.name) or EXTRA_DOCS.get(dotted, "")
             if not doc:
                 missing.append(dotted)
-            fields.append({"key": f.name, "type": _type_name(hints[f.name]), "default": _toml_value(value),
-                           "doc": doc})
+            fields.append({"key": f.name, "type": _type_name(hints[f.name]), "default": _toml_value(value), "doc": doc})
         out.append((section, kind, fields))
     if missing:
-        raise DocsError("configuration keys without documentation (add a comment above them in "
-                        "radeid/data/config.toml): " + ", ".join(missing))
+        raise DocsError(
+            "configuration keys without documentation (add a comment above them in "
+            "radeid/data/config.toml): " + ", ".join(missing)
+        )
     return out
 
 
@@ -435,7 +441,13 @@ def config_reference() -> str:
             if len(default) <= 70:
                 out += [f"**Type:** {entry['type']}. **Default:** `{default}`", ""]
             else:
-                out += [f"**Type:** {entry['type']}. **Default:**", "", "```toml",
-                        f"{entry['key']} = {_wrap(default)}", "```", ""]
+                out += [
+                    f"**Type:** {entry['type']}. **Default:**",
+                    "",
+                    "```toml",
+                    f"{entry['key']} = {_wrap(default)}",
+                    "```",
+                    "",
+                ]
             out += [_escape_md(entry["doc"]), ""]
     return "\n".join(out)

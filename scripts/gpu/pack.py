@@ -22,8 +22,14 @@ for i in range(0, len(blob), PART):
     name = f"model.fp16.safetensors.part{i // PART:02d}"
     (out / name).write_bytes(blob[i : i + PART])
 with tarfile.open(out / "meta.tar.gz", "w:gz") as tar:
-    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-                 "vocab.txt", "training.json"):
+    for name in (
+        "config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+        "vocab.txt",
+        "training.json",
+    ):
         if (src / name).exists():
             tar.add(src / name, arcname=name)
 (out / "SHA256SUMS").write_text("\n".join(sums) + "\n")

@@ -95,12 +95,13 @@ def _read_predictions(
     return predicted
 
 
-def _load_pipeline(err: Console, config: Path | None, model: str | None = None, no_model: bool = False) -> Any:
+def _load_pipeline(err: Console, config: Path | None, choice: dict[str, Any], no_model: bool = False) -> Any:
+    """The pipeline of `config` with the command's choices (`model`, `lang`) over it."""
     from radeid.cli.options import job_overrides, load_job_config
     from radeid.pipeline.deidentifier import Deidentifier
 
     try:
-        return Deidentifier(load_job_config(config, job_overrides(model=model), no_model=no_model))
+        return Deidentifier(load_job_config(config, job_overrides(**choice), no_model=no_model))
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         raise fail(f"cannot build the pipeline: {exc}", EXIT_USAGE) from None
 
@@ -167,6 +168,9 @@ def evaluate(
     no_model: Annotated[
         bool, typer.Option("--no-model", help="Rules and word lists only (when PRED is left out).")
     ] = False,
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="Language pack of the pipeline (when PRED is left out): en, es.")
+    ] = None,
     gold_format: FormatOpt = None,
     pred_format: PredFormatOpt = None,
     label_map: LabelMapOpt = None,
@@ -238,8 +242,8 @@ def evaluate(
     )  # fmt: skip
     gold = _read_gold(err, gold_path, gold_format, label_map, id_col, text_col)
     started = time.perf_counter()
-    predicted, deid = _predict(err, gold, pred_path, pred_format, label_map, id_col, text_col, config, model, no_model,
-                               quiet)  # fmt: skip
+    predicted, deid = _predict(err, gold, pred_path, pred_format, label_map, id_col, text_col, config,
+                               {"model": model, "lang": lang}, no_model, quiet)  # fmt: skip
     result = _evaluate(err, gold, predicted, tokenize, cats, allow_unknown_ids, tokenizer)
     boot = _bootstrap(result, n_bootstrap, seed, confidence)
     resynthesis = _resynthesis(err, gold, deid, resynthesize_rounds, seed, master_key, tokenize, cats, quiet)
@@ -313,14 +317,14 @@ def _predict(
     id_col: str,
     text_col: str,
     config: Path | None,
-    model: str | None,
+    choice: dict[str, Any],
     no_model: bool,
     quiet: bool,
 ) -> tuple[dict[str, list[Span]], Any]:
     """The predictions: read from PRED, else the pipeline run on the gold texts (also returned, for resynthesis)."""
     if pred_path is not None:
         return _read_predictions(err, pred_path, pred_format, label_map, id_col, text_col), None
-    deid = _load_pipeline(err, config, model, no_model)
+    deid = _load_pipeline(err, config, choice, no_model)
     if not quiet:
         err.print(f"running the pipeline on {len(gold.documents):,} documents ...")
     return _run_pipeline(deid, gold.documents), deid

@@ -19,6 +19,7 @@ from radeid.cli.options import (
     FormatOpt,
     HospitalOpt,
     IdColOpt,
+    LangOpt,
     ModelOpt,
     NoModelOpt,
     TextColOpt,
@@ -64,6 +65,7 @@ def register(app: typer.Typer) -> None:
         model: ModelOpt = None,
         no_model: NoModelOpt = False,
         threshold: ThresholdOpt = None,
+        lang: LangOpt = None,
     ) -> None:
         """Show why each span was or was not removed from one document: every detector's proposals,
         what the resolver did with each (step, action, reason), the final spans, and a verdict for
@@ -79,7 +81,7 @@ def register(app: typer.Typer) -> None:
         """
         cfg = _config(config, no_model, input_format=input_format_, id_col=id_col, text_col=text_col,
                       deny_list=deny_list, allow_list=allow_list, hospital_list=hospital_list,
-                      vendor_list=vendor_list, model=model, threshold=threshold)  # fmt: skip
+                      vendor_list=vendor_list, model=model, threshold=threshold, lang=lang)  # fmt: skip
         doc = _document(cfg, input_path, text, doc_id, config)
         try:
             explanation = Deidentifier(cfg).explain(doc)

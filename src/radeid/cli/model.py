@@ -108,7 +108,9 @@ def info(
     path: Annotated[
         str,
         typer.Argument(
-            help="A model folder (ONNX export or Hugging Face folder); left out or 'bundled': the bundled model."
+            help="A model folder (ONNX export or Hugging Face folder); left out or 'bundled': the bundled "
+            "English model; "
+            "'bundled:es': the Spanish one."
         ),
     ] = "bundled",
     label_map: Annotated[
@@ -124,12 +126,11 @@ def info(
       radeid model info models/stanford-onnx --label-map stanford
     """
     out, err = _consoles()
-    from radeid.detect.transformer import ModelLoadError, bundled_model_path
+    from radeid.detect.transformer import ModelLoadError, resolve_model
     from radeid.model.info import model_info
 
-    folder = bundled_model_path() if path == "bundled" and not Path(path).exists() else Path(path)
-
     try:
+        folder = Path(resolve_model(path))
         summary = model_info(folder, label_map=label_map)
     except ModelLoadError as exc:
         raise fail(str(exc), EXIT_USAGE) from None

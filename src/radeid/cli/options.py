@@ -128,6 +128,15 @@ ModelOpt = Annotated[
 ]
 
 
+LangOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--lang",
+        help="Language pack: en (default) or es (Spanish model, es_ES surrogates, day-first dates); pipeline.language.",
+    ),
+]
+
+
 NoModelOpt = Annotated[
     bool, typer.Option("--no-model", help="Rules and word lists only: no transformer model (about 50x faster).")
 ]
@@ -159,6 +168,7 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
     "on_error": (OnErrorOpt, None),
     "batch_size": (BatchOpt, None),
     "age_threshold": (AgeOpt, None),
+    "lang": (LangOpt, None),
     "model": (ModelOpt, None),
     "no_model": (NoModelOpt, False),
     "threshold": (ThresholdOpt, None),
@@ -207,7 +217,8 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
         "pseudonymize_ids": "io.pseudonymize_ids",
-        "batch_size": "pipeline.batch_size", "age_threshold": "detectors.rules.age_threshold",
+        "batch_size": "pipeline.batch_size", "lang": "pipeline.language",
+        "age_threshold": "detectors.rules.age_threshold",
         "model": "detectors.transformer.model", "threshold": "detectors.transformer.threshold",
         "keep_column": "+io.keep_columns", "hospital_list": "+detectors.lexicon.hospital_lists",
         "vendor_list": "+detectors.lexicon.vendor_lists", "deny_list": "+detectors.lexicon.deny_lists",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from radeid.config.language import DEFAULT_LANGUAGE, language_of, pack_folder, pack_overlay
 from radeid.config.modes import REPLACERS
 from radeid.config.sections import (
     GATE_SCOPES,
@@ -78,14 +79,20 @@ class Config:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
-        """Defaults, then the user file at `path`, then `overrides` (a nested dict, e.g. from CLI flags)."""
+        """Defaults, the language pack, the user file at `path`, then `overrides` (a nested dict, e.g.
+        from CLI flags). The pack is the one the user's file or the overrides name in `[pipeline] language`."""
         data = read_toml(bundled_data_path("config.toml"))
+        user: dict[str, Any] = {}
         if path is not None:
             user = read_toml(Path(path))
             _refuse_moved(user, str(path))
-            data = deep_merge(data, user)
         if overrides:
             _refuse_moved(overrides, "the overrides")
+        language = language_of(data, user, overrides)
+        if language != DEFAULT_LANGUAGE:
+            data = deep_merge(data, pack_overlay(language))
+        data = deep_merge(data, user)
+        if overrides:
             data = deep_merge(data, overrides)
         return cls.from_dict(data)
 
@@ -155,6 +162,7 @@ class Config:
             raise ConfigError("replace.char must be exactly one character")
         if self.replace.fixed_length < 1:
             raise ConfigError("replace.fixed_length must be at least 1")
+        pack_folder(self.pipeline.language)  # an unknown language names the known ones
         if self.pipeline.batch_size < 1:
             raise ConfigError("pipeline.batch_size must be at least 1")
         if self.rules.age_threshold < 0:
@@ -267,6 +275,8 @@ def _resolver(data: Mapping[str, Any]) -> ResolverConfig:
         propagate=base.propagate,
         strong_sources=base.strong_sources,
         form_check_sources=base.form_check_sources,
+        common_word_check=base.common_word_check,
+        trim_lower_case_edges=base.trim_lower_case_edges,
         merge_categories=merge,
         source_priority=source_priority,
         category_priority=category_priority,

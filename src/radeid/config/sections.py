@@ -43,6 +43,7 @@ class PipelineConfig:
     detectors: tuple[str, ...] = ("rules", "lexicon")
     batch_size: int = 64
     normalize_unicode: bool = True
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class ResolverConfig:
     propagate: bool = True
     strong_sources: tuple[str, ...] = ()
     form_check_sources: tuple[str, ...] = ()
+    common_word_check: bool = True
+    trim_lower_case_edges: bool = True
     merge_categories: tuple[Category, ...] = ()
     source_priority: Mapping[str, int] = field(default_factory=dict)
     category_priority: Mapping[Category, int] = field(default_factory=dict)

@@ -63,10 +63,17 @@ _TRAILING_CREDENTIALS = re.compile(
 _PARTICLES = frozenset(
     "van der den de la le du des del della delle dei degli di da do dos das von zu bin ibn al el y e ter ten op".split()
 )
-#: Lower-case words that belong to an address at its edges (Polish `ul.`, `al.`; `3rd floor`, `suite`).
+#: Lower-case words that belong to an address at its edges (Polish `ul.`, `al.`; `3rd floor`, `suite`;
+#: Spanish `calle`, `c/`, `s/n` (no number), `izq.`/`dcha.` (the door); German `str.`, `straße`).
 _ADDRESS_WORDS = frozenset(
-    "ul al pl os str gate gata vej floor fl level wing suite unit apt bldg".split()
+    "ul al pl os str gate gata vej floor fl level wing suite unit apt bldg "
+    "c/ calle avda av avenida pza plaza paseo ctra carretera camino s/n sn izq izqda izda izdo dcha dcho drcha "
+    "der esq bajo bis piso pta puerta planta portal esc escalera bloque urb "
+    "straße strasse weg platz gasse allee".split()
 )
+#: Lower-case words a facility's name may start with (`hospital Saint John of God`, `clínica San Rafael`).
+_FACILITY_WORDS = frozenset("hospital clínica clinica centro sanatorio policlínica klinikum krankenhaus".split())
+_EDGE_WORDS = {Category.LOCATION: _ADDRESS_WORDS, Category.HOSPITAL: _FACILITY_WORDS}
 #: An elided particle joined to a name: d'Ouchy, l'Aquila, dell'Orto.
 _ELIDED = re.compile(r"[a-z]{1,4}['’][A-Z]")
 _POSSESSIVE = ("'s", "\u2019s", "'S", "\u2019S")
@@ -164,8 +171,10 @@ def split_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
-    """The pieces of `span` that obey the edge rule (none when only punctuation is left)."""
+def clean_edges(text: str, span: Span, *, split: bool = True, strip_lower: bool = True) -> list[Span]:
+    """The pieces of `span` that obey the edge rule (none when only punctuation is left). `strip_lower`
+    off keeps lower-case words at the edges of names and places: for languages whose names hold them
+    (Spanish `A coruña`, `12 de octubre`), where a language pack turns it off."""
     if _already_clean(text, span):
         return [span]
     ranges = split_fields(text, span.start, span.end) if split else [(span.start, span.end)]
@@ -178,8 +187,8 @@ def clean_edges(text: str, span: Span, *, split: bool = True) -> list[Span]:
             if cut is not None and cut.start() > start:
                 start, end = tighten(text, start, cut.start())
             start, end = _drop_possessive(text, start, end)
-        if span.category in _PROPER and end > start:
-            keep = _ADDRESS_WORDS if span.category is Category.LOCATION else frozenset()
+        if strip_lower and span.category in _PROPER and end > start:
+            keep = _EDGE_WORDS.get(span.category, frozenset())
             start, end = _strip_lower_words(text, start, end, keep)
         if span.category in _PERSONS and end > start:
             # after the lower-case words are stripped: that step tightens the span, which took the

@@ -50,8 +50,6 @@ class FormatHandler:
     estimate: Estimator
 
 
-
-
 def format_handler(fmt: InputFormat | str) -> FormatHandler:
     """The handler of `fmt` (an `InputFormat` or its name, any case)."""
     name = fmt.value if isinstance(fmt, InputFormat) else str(fmt).strip().lower()

@@ -90,6 +90,11 @@ _COMPACT_MONTH = re.compile(rf"(?i)(\d{{1,2}})[ -]?({_MONTH_RE})\.?[ -]?(\d{{2}}
 _MONTH_WORDS = re.compile(rf"(?i)\b({_MONTH_RE})\b\.?(?:[ \t]+(\d{{1,2}})(?:st|nd|rd|th)?\b)?")
 _DAY_MONTH = re.compile(rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th|\.)?(?:[ \t]+(?:of|de|del))?[ \t]+({_MONTH_RE})\b")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d|2100)(?!\d)")
+#: A year named as one: "año 1978", "the year 2003", "im Jahr 2015".
+_YEAR_NAMED = re.compile(r"(?i)(?:(?:the|el|en el|del|im|in the)\s+)?(?:year|año|ano|jahr|anno)\s+(?:1[89]\d\d|20\d\d)")
+#: A numeric date with a full year whose day or month is mistyped ("14/14/2014", "23/010/1990"): still
+#: a date of the patient's, and PHI; the surrogate writes a valid date of the same shape.
+_MISTYPED_FULL_YEAR = re.compile(r"\d{1,2}([/.-])\d{1,3}\1(?:18|19|20)\d\d")
 _AGE_CUE = re.compile(r"(?i)\b(?:years?|yrs?|yo|y/o|y\.o|old|age[sd]?|aged|year-old|yr-old|yr\.?|y)\b")
 _NUMBER = re.compile(r"\d+")
 _URL = re.compile(r"(?i)^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^(?:[a-z0-9-]+\.)+[a-z]{2,}(?:[/:?#]\S*)?$")
@@ -116,6 +121,8 @@ def looks_like_date(piece: str) -> bool:
     or season ("Fall 2019"); weekday names.
     """
     text = piece.strip()
+    if _MISTYPED_FULL_YEAR.fullmatch(text) or _YEAR_NAMED.fullmatch(text):
+        return True
     match = _NUMERIC.fullmatch(text)
     if match:
         first, _, second, third = match.groups()

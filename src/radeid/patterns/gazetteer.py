@@ -225,7 +225,7 @@ def _may_be_listed(before: str) -> bool:
 
 
 def _region_after(text: str, end: int) -> bool:
-    """", New York" / ", Texas" / ", Canada" after a name (a state or country of `places.txt`)."""
+    """ ", New York" / ", Texas" / ", Canada" after a name (a state or country of `places.txt`)."""
     match = _COMMA_NAME.match(text, end)
     return match is not None and match.group(1).casefold() in _regions()
 
@@ -236,9 +236,7 @@ def _regions() -> frozenset[str]:
     return frozenset(term.lstrip("=").casefold() for term in read_word_list(path))
 
 
-def _place_at(
-    text: str, words: list[tuple[int, int]], first: int, common: frozenset[str]
-) -> tuple[int, int] | None:
+def _place_at(text: str, words: list[tuple[int, int]], first: int, common: frozenset[str]) -> tuple[int, int] | None:
     """The longest gazetteer name starting at word `first` of a capitalised run that the text
     marks as a place (see `find_places`), with a state code after it included."""
     for n in range(min(len(words) - first, 4), 0, -1):
@@ -266,7 +264,7 @@ def _place_at(
 
 
 def _credential_after_name(text: str, start: int, piece: str, state: str) -> bool:
-    """", MD" / ", PA" / ", MA" / ", MS" after a person's name is a degree, not a state: "Jane
+    """ ", MD" / ", PA" / ", MA" / ", MS" after a person's name is a degree, not a state: "Jane
     Smith, MD" (a first name before the candidate, or the candidate is a person's name)."""
     code = state.strip(" \t,").upper()
     if code not in {"MD", "PA", "MA", "MS"}:

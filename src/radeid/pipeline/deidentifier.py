@@ -28,6 +28,7 @@ class Explanation:
     decisions: tuple[Decision, ...]
     spans: tuple[Span, ...]
 
+
 __all__ = ["Deidentifier", "Explanation", "build_detector"]
 
 

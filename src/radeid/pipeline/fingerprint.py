@@ -68,10 +68,13 @@ def named_files(config: Any) -> dict[str, str]:
         if not text or len(text) > 4096 or "\n" in text:
             continue
         path = Path(text)
-        if text == "bundled" and not path.exists():  # the model shipped with radeid (transformer.model)
-            from radeid.detect.transformer import bundled_model_path
+        if text.partition(":")[0] == "bundled" and not path.exists():  # a model shipped with radeid
+            from radeid.detect.transformer import ModelLoadError, resolve_model
 
-            path = bundled_model_path()
+            try:
+                path = Path(resolve_model(text))
+            except ModelLoadError:
+                pass
         try:
             if path.is_file():
                 found[text] = _file_digest(path)

@@ -121,7 +121,9 @@ def _complete_house_number(text: str, span: Span) -> Span:
 #: ("urología" of "urología.saneloy@hsel.osakidetza.net").
 _SHAPES = {
     Category.EMAIL: re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)+"),
-    Category.URL: re.compile(r"(?i:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:)]|[\w-]+(?:\.[\w-]+)+/[^\s<>\"']*[^\s<>\"'.,;:)]"),
+    Category.URL: re.compile(
+        r"(?i:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:)]|[\w-]+(?:\.[\w-]+)+/[^\s<>\"']*[^\s<>\"'.,;:)]"
+    ),
     Category.IP: re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]\d)"),
     Category.PHONE: re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,}\d(?![\w])"),
 }

@@ -126,7 +126,9 @@ class Resolver:
                 disabled_classes=config.protected.disabled_classes,
                 disabled=config.protected.disabled,
             )
-        forms = FormChecker(config.rules.age_threshold) if config.resolver.form_check_sources else None
+        forms = None
+        if config.resolver.form_check_sources:
+            forms = FormChecker(config.rules.age_threshold, check_common_words=config.resolver.common_word_check)
         return cls(config.resolver, protected=protected, forms=forms)
 
     def resolve(self, text: str, spans: Iterable[Span], trace: list[Decision] | None = None) -> list[Span]:
@@ -183,7 +185,9 @@ class Resolver:
         # the model's trimmed piece at the same offsets (that dropped strong rule dates)
         trimmed: set[tuple[int, int, Category, str]] = set()
         for span in kept:
-            pieces = clean_edges(text, span, split=self.config.split_fields)
+            pieces = clean_edges(
+                text, span, split=self.config.split_fields, strip_lower=self.config.trim_lower_case_edges
+            )
             if len(pieces) > 1:
                 trimmed.update(map(_key, pieces))
             if trace is not None and pieces != [span]:

@@ -90,7 +90,6 @@ def openi_sentence_ok(sentence: str) -> bool:
     return "XXXX" not in sentence.upper() and bool(sentence.strip())
 
 
-
 class _Vocab:
     """Lower-case words seen lower-case in the corpus (plus the allow-list), and deny lists of names/places."""
 

@@ -146,17 +146,27 @@ def parse_thresholds(raw: object) -> dict[Category, float]:
     return out
 
 
-#: `detectors.transformer.model` value that names the model bundled with radeid (`src/radeid/models/default`).
+#: `detectors.transformer.model` value that names the model bundled with radeid (`src/radeid/models/default`);
+#: `"bundled:<language>"` names a language pack's bundled model (`src/radeid/models/<language>`).
 BUNDLED_MODEL = "bundled"
 
 
-def bundled_model_path() -> Path:
-    """The folder of the bundled default model (ONNX int8, shipped in the package)."""
-    return Path(__file__).resolve().parents[2] / "models" / "default"
+def bundled_model_path(language: str = "") -> Path:
+    """The folder of a bundled model (ONNX int8, shipped in the package): English by default."""
+    models = Path(__file__).resolve().parents[2] / "models"
+    return models / "default" if language in ("", "en") else models / language
 
 
 def resolve_model(model: str | os.PathLike[str]) -> str | os.PathLike[str]:
-    """`"bundled"` means the model shipped with radeid, unless a folder of that name exists here."""
-    if str(model) == BUNDLED_MODEL and not Path(BUNDLED_MODEL).is_dir():
-        return bundled_model_path()
-    return model
+    """`"bundled"` (or `"bundled:es"`) means a model shipped with radeid, unless a folder of that name
+    exists here; a bundled language with no model folder is an error naming the ones shipped."""
+    text = str(model)
+    if Path(text).is_dir() or not (text == BUNDLED_MODEL or text.startswith(BUNDLED_MODEL + ":")):
+        return model
+    folder = bundled_model_path(text.partition(":")[2])
+    if not folder.is_dir():
+        shipped = sorted(
+            f"bundled:{p.name}" for p in folder.parent.iterdir() if p.name != "default" and (p / "model.onnx").is_file()
+        )
+        raise ModelLoadError(f"no bundled model {text!r}; shipped: bundled, {', '.join(shipped)}")
+    return folder

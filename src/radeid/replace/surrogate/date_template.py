@@ -62,6 +62,36 @@ MONTH_WORDS["sept"] = (9, "sept")
 _WEEKDAY_WORDS: dict[str, tuple[int, str]] = {d.casefold(): (i, "full") for i, d in enumerate(WEEKDAYS)}
 _WEEKDAY_WORDS.update({d[:3].casefold(): (i, "abbr") for i, d in enumerate(WEEKDAYS)})
 _WEEKDAY_WORDS.update({"tues": (1, "abbr"), "weds": (2, "abbr"), "thur": (3, "abbr"), "thurs": (3, "abbr")})
+
+#: Month and weekday names of the other languages radeid has packs for: a date is read in its own
+#: language and its surrogate written in it ("3 de marzo de 2024" -> "19 de mayo de 2024"). The form
+#: is "<language>" (the full name) or "<language>_abbr"; a spelling English shares ("April", "Feb")
+#: stays English, which writes the same word. Spanish "ago" (agosto) is left out: it is English "ago".
+LOCAL_MONTHS: dict[str, tuple[str, ...]] = {
+    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio",
+           "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"),
+    "de": ("Januar", "Februar", "März", "April", "Mai", "Juni",
+           "Juli", "August", "September", "Oktober", "November", "Dezember"),
+}  # fmt: skip
+LOCAL_MONTH_ABBR: dict[str, tuple[str, ...]] = {
+    "es": ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"),
+    "de": ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"),
+}
+LOCAL_WEEKDAYS: dict[str, tuple[str, ...]] = {
+    "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
+    "de": ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"),
+}
+for _lang, _names in LOCAL_MONTHS.items():
+    for _i, _name in enumerate(_names):
+        MONTH_WORDS.setdefault(_name.casefold(), (_i + 1, _lang))
+    for _i, _name in enumerate(LOCAL_MONTH_ABBR[_lang]):
+        if _name != "ago":
+            MONTH_WORDS.setdefault(_name.casefold(), (_i + 1, _lang + "_abbr"))
+    for _i, _name in enumerate(LOCAL_WEEKDAYS[_lang]):
+        _WEEKDAY_WORDS.setdefault(_name.casefold(), (_i, _lang))
+MONTH_WORDS.setdefault("setiembre", (9, "es"))
+MONTH_WORDS.setdefault("maerz", (3, "de"))
+MONTH_WORDS.setdefault("jänner", (1, "de"))
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
 _GLUE = frozenset({"t", "z", "at", "on", "of", "the", "utc", "gmt", "hrs", "h", "am", "pm", "and"})
 
@@ -477,6 +507,14 @@ def _merge(template: tuple[Field | str, ...]) -> Template:
 
 
 def _word(name: str, form: str, case: str, value: int, kind: str) -> str:
+    """`name` (the English word for `value`) in `form` and `case`; a local form writes that language's word."""
+    lang, _, abbr = form.partition("_")
+    if lang in LOCAL_MONTHS:
+        if kind == "MON":
+            name = (LOCAL_MONTH_ABBR if abbr else LOCAL_MONTHS)[lang][value - 1]
+        else:
+            name = LOCAL_WEEKDAYS[lang][value]
+        return name.upper() if case == "upper" else name.lower() if case == "lower" else name[:1].upper() + name[1:]
     if form == "abbr" or (form == "sept" and not (kind == "MON" and value == 9)):
         name = name[:3]
     elif form == "sept":

@@ -157,8 +157,6 @@ def fold(text: str) -> str:
 
 
 @lru_cache(maxsize=1 << 16)
-
-
 def fold_alnum(text: str) -> str:
     """Compare-key for identifiers: letters and digits only, upper case ("12-34" == "1234")."""
     return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isalnum()).upper()

@@ -1,0 +1,82 @@
+"""Per-language accuracy: token and span (exact and overlapping) precision, recall and F1 per category
+on a language's held-out labelled documents, run with that language's pack (as `radeid deid --lang CODE`).
+
+Spanish: MEDDOCAN's held-out fifth (`radeid.evaluate.splits.meddocan_split`: 158 documents the Spanish
+model never saw), ages of 89 or less dropped from the gold (radeid's policy: only ages over 89 are
+PHI), professions and sex scored as neither (the `meddocan` label map). The integrity figures of the
+same documents (the veto audit, edges) come from `benchmarks/integrity.py --sets meddocan`.
+
+    python benchmarks/language.py                       # Spanish pack, with its model
+    python benchmarks/language.py --no-model            # Spanish pack, rules and word lists only
+    python benchmarks/language.py --lang en             # the same documents through the English pipeline
+    python benchmarks/language.py --data-dir DIR --json es.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import time
+from pathlib import Path
+
+from radeid.config import Config
+from radeid.core.categories import Category
+from radeid.core.document import Document
+from radeid.evaluate.metrics import evaluate_documents
+from radeid.evaluate.splits import meddocan_split
+from radeid.pipeline.deidentifier import Deidentifier
+from radeid.synth.goldio import read_gold
+
+_NUMBER = re.compile(r"\d+")
+
+
+def heldout_meddocan(data_dir: Path) -> list[Document]:
+    """MEDDOCAN's held-out documents, ages of 89 or less taken out of the gold."""
+    docs = []
+    for doc in read_gold(data_dir / "meddocan.dev.jsonl", None, "meddocan"):
+        if meddocan_split(doc.id) != "heldout":
+            continue
+        spans = []
+        for span in doc.spans:
+            number = _NUMBER.search(doc.text[span.start : span.end])
+            if span.category is Category.AGE and (number is None or int(number.group()) <= 89):
+                continue
+            spans.append(span)
+        docs.append(dataclasses.replace(doc, spans=tuple(spans)))
+    return docs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lang", default="es", help="the language pack to run (default es)")
+    parser.add_argument("--no-model", action="store_true", help="rules and word lists only")
+    parser.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
+    args = parser.parse_args()
+    config = Config.load(overrides={"pipeline": {"language": args.lang}})
+    if args.no_model:
+        detectors = tuple(d for d in config.pipeline.detectors if d != "transformer")
+        config = dataclasses.replace(config, pipeline=dataclasses.replace(config.pipeline, detectors=detectors))
+    deid = Deidentifier(config)
+    gold = heldout_meddocan(args.data_dir)
+    bare = [dataclasses.replace(d, spans=()) for d in gold]
+    began = time.perf_counter()
+    spans = [s for i in range(0, len(bare), 16) for s in deid.detect(bare[i : i + 16])]
+    seconds = time.perf_counter() - began
+    result = evaluate_documents(gold, {d.id: s for d, s in zip(gold, spans, strict=True)})
+    figures = result.to_dict()
+    print(f"MEDDOCAN held-out: {len(gold)} documents, pack {args.lang!r}, detectors "
+          f"{', '.join(config.pipeline.detectors)}, {len(gold) / seconds:.1f} docs/s")  # fmt: skip
+    for level in ("token", "exact", "overlap"):  # word tokens; whole spans exactly; spans that overlap
+        rows = figures["levels"][level]
+        print(f"\n{level:<8}{'category':<10}{'precision':>10}{'recall':>8}{'f1':>7}{'gold':>7}")
+        for name, row in rows.items():
+            print(f"        {name:<10}{row['precision']:>10.3f}{row['recall']:>8.3f}{row['f1']:>7.3f}{row['gold']:>7}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
