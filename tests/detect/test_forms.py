@@ -56,7 +56,16 @@ def test_shaped_categories(checker: FormChecker, text: str, category: Category, 
         ("2019", True),
         ("Monday", True),
         ("20/20", False),  # no month 20
-        ("2/30/2020", False),  # no 30 February
+        ("2/30", False),  # no 30 February, and no year to say it is a date all the same
+        # a full year makes a mistyped numeric date a date (MEDDOCAN "14/14/2014", "23/010/1990"): the
+        # patient's date all the same, whose surrogate is a valid date of the same shape
+        ("2/30/2020", True),
+        ("14/14/2014", True),
+        ("23/010/1990", True),
+        ("14/14/14", False),
+        ("año 1978", True),  # a named year
+        ("the year 2003", True),
+        ("im Jahr 2015", True),
         ("12/34", False),
         ("/", False),
         ("786.2", False),
