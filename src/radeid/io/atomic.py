@@ -23,8 +23,8 @@ from typing import IO, Any
 
 from radeid.core import metakeys
 from radeid.core.document import Result
-from radeid.io.commit import Move, apply_moves
-from radeid.io.errors import OutputExistsError
+from radeid.io.commit import Move, apply_moves, temporary_prefix
+from radeid.io.errors import OutputExistsError, naming
 from radeid.io.formats import InputFormat, is_gzip
 from radeid.io.records import ReadOptions
 
@@ -93,7 +93,7 @@ class AtomicTarget:
         parent = target.parent
         check_target(target, folder=folder, overwrite=overwrite, suffixes=suffixes)
         parent.mkdir(parents=True, exist_ok=True)
-        prefix = f".{target.name}."
+        prefix = temporary_prefix(target)
         if folder:
             self.tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=parent))
         else:
@@ -159,8 +159,9 @@ class AtomicTextFile:
         journals the offsets, so a resume can cut the temporary back to its last whole batch."""
         if self._gz is not None:
             raise ValueError("cannot append raw bytes to a gzip output")
-        self.handle.flush()
-        self._raw.write(data)
+        with naming(self.atomic.target):
+            self.handle.flush()
+            self._raw.write(data)
         return self._raw.tell()
 
     def tell(self) -> int:
@@ -198,7 +199,8 @@ class AtomicTextFile:
     def stage(self) -> list[Move]:
         """Finish and fsync the temporary; the rename is the caller's (`radeid.io.commit`)."""
         try:
-            self._close(sync=True)
+            with naming(self.atomic.target):
+                self._close(sync=True)
             return self.atomic.moves()
         except BaseException:
             self.abort()
@@ -338,7 +340,8 @@ class DocumentWriter(Committable):
     def write(self, result: Result) -> None:
         """Append one de-identified document (its `text`, never the original)."""
         self._ensure_open()
-        self._write(result)
+        with naming(self.path):
+            self._write(result)
         self.count += 1
 
     def _write(self, result: Result) -> None:
