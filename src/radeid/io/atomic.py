@@ -4,8 +4,9 @@ Every writer builds its output in a temporary file or folder *next to* the targe
 directory: de-identified text never passes through /tmp or another disk) and moves it into place
 with `os.replace` only on a clean exit (`__exit__` without an exception, or `.commit()`). On any
 failure the temporary is removed and an existing output is left untouched, so a run never leaves a
-half-written file where a good one was. Temporaries are hidden (`.NAME.XXXX.tmp`); only a killed
-process can leave one behind. The format modules (`radeid.io.jsonl`, ...) and the audit build on
+half-written file where a good one was. Temporaries are hidden (`.NAME.XXXX.tmp`, or
+`.NAME.radeid-TAG.XXXX.tmp` in a resumable run: `radeid.io.commit.tagged_temporaries`); only a
+killed process can leave one behind. The format modules (`radeid.io.jsonl`, ...) and the audit build on
 these pieces; `radeid.io.commit` applies the renames of all the outputs of a run together.
 """
 

@@ -4,7 +4,9 @@ Layout of `.OUTPUT.radeid-work/` (same directory as the output, never /tmp: the 
 de-identified text, which may still contain PHI the detectors missed; mode 0700):
 
 * `manifest.json` — what the run is (input content digest, read options, batch size, pipeline
-  fingerprint, a salted scrypt check of the key; never the key), written atomically once.
+  fingerprint, a salted scrypt check of the key; never the key), written atomically once, with the
+  random tag the run puts in the names of its temporaries beside the outputs (a resume deletes only
+  those: `radeid.io.commit.remove_temporaries`).
 * `parts/000000000042.jsonl` — (runs with a vault, gzip, Parquet or folder output, `radeid.run.merge`)
   the de-identified output of batch 42: one line per document with its id, output text and
   replacements (offsets, labels, new text). No original text, no kept columns, no patient id: the
