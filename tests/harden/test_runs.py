@@ -133,7 +133,10 @@ def test_resume_removes_temporaries_of_a_killed_merge(tmp_path: Path, write_json
     out, vault = tmp_path / "out.jsonl", tmp_path / "v.parquet"
     with pytest.raises(RuntimeError):
         run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY), on_batch=_crash_on(3))
-    for name in (".out.jsonl.abc123.tmp", ".out.jsonl.audit.jsonl.x.tmp", ".v.parquet.y.tmp"):
+    # a killed merge's temporaries carry the run's tag (issue 27, point 10: a resume deletes only those)
+    tag = json.loads((work_folder_for(out) / "manifest.json").read_text())["temporaries_tag"]
+    for name in (f".out.jsonl.radeid-{tag}.abc123.tmp", f".out.jsonl.audit.jsonl.radeid-{tag}.x.tmp",
+                 f".v.parquet.radeid-{tag}.y.tmp"):  # fmt: skip
         (tmp_path / name).write_text("left by a kill during the merge")
     run(RunPlan(spec(), src, out, workers=1, vault_path=vault, vault_key=KEY, resume=True))
     check_agree(src, out, vault, read_jsonl)

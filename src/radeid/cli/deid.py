@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_USAGE, err, fail, note
-from radeid.cli.jobs import check_input, check_job_paths, config_reads, report, run_job
+from radeid.cli.jobs import check_input, check_job_paths, config_reads, key_paths, report, run_job
 from radeid.cli.options import (
     AgeMode,
     ModeOpt,
@@ -28,7 +28,7 @@ from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
 from radeid.run.batch import default_audit_path
-from radeid.run.parallel import RunPlan, default_workers, run
+from radeid.run.parallel import RunPlan, default_workers, run, work_folder_for
 from radeid.run.sink import ParallelRunSummary
 from radeid.run.worker_start import fewer_collections
 from radeid.secure.keys import key_dir_for, load_key, resolve_key
@@ -156,10 +156,13 @@ def run_deid(
     io = cfg.io
     audit_path = Path(io.audit) if io.audit else None
     vault_path = Path(io.vault) if io.vault else None
+    key_file = io.key_file or None
     check_job_paths(
         {"the input": input_path, "--config": config_path, **config_reads(cfg)},
-        {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path},
-    )
+        {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path,
+         "the work folder": work_folder_for(output)},
+        key_paths(key_file, output if _needs_key(cfg) else None),
+    )  # fmt: skip
     try:
         key = _job_key(cfg, input_path, output)
         plan = RunPlan(
@@ -183,12 +186,16 @@ def run_deid(
     _report_run(summary, plan, quiet)
 
 
+def _needs_key(cfg: Config) -> bool:
+    """Surrogates, a vault and keyed ids need a key; masks and tags do not."""
+    return cfg.replace.mode in KEYED_MODES or bool(cfg.io.vault) or cfg.io.pseudonymize_ids
+
+
 def _job_key(cfg: Config, input_path: Path, output: Path) -> bytes | None:
     """The key, when the job needs one (surrogates, a vault, keyed ids): the user's, else a new one
     written beside the output, only once every path and the config were checked."""
     io = cfg.io
-    needs_key = cfg.replace.mode in KEYED_MODES or bool(io.vault) or io.pseudonymize_ids
-    if not needs_key:
+    if not _needs_key(cfg):
         return None
     found = load_key(Path(io.key_file) if io.key_file else None)
     if found is None:

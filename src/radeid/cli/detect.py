@@ -38,7 +38,6 @@ def detect(
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
-    reads.pop("--key-file", None)  # detection uses no key
     check_job_paths(reads, {"--output": output})
     try:
         deidentifier = Deidentifier(cfg)

@@ -66,6 +66,7 @@ def fit(
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     names = _check_options(members, model, gold)
+    _check_paths(gold, output, config, label_map)
     combiner, documents = _fit(gold, config, names, model, fmt, label_map, id_col, text_col)
     try:
         combiner.save(output)
@@ -91,6 +92,15 @@ def _check_options(members: str, model: str, gold: list[Path]) -> list[str]:
         if not path.exists():
             raise fail(f"gold not found: {path}")
     return names
+
+
+def _check_paths(gold: list[Path], output: Path, config: Path | None, label_map: str | None) -> None:
+    """The combiner may replace no gold file, config or label map (`radeid.io.paths`, exit 2)."""
+    from radeid.cli.jobs import check_job_paths
+
+    reads: dict[str, Path | None] = {f"GOLD #{n}" if len(gold) > 1 else "GOLD": p for n, p in enumerate(gold, 1)}
+    label_file = Path(label_map) if label_map is not None and Path(label_map).exists() else None
+    check_job_paths({**reads, "--config": config, "--label-map": label_file}, {"--output": output})
 
 
 def _fit(

@@ -271,8 +271,9 @@ def _check_evaluate(
     """evaluate's usage checks (paths, extras, options), in order; the categories, tokenizer and resynthesis key."""
     _check_clashes(
         err,
-        {"GOLD": gold_path, "PRED": pred_path, "--config": config, "--key-file": key_file},
+        {"GOLD": gold_path, "PRED": pred_path, "--config": config},
         {"--markdown": markdown, "--json": json_path, "--chart": chart},
+        {"--key-file": key_file},
     )
     _require(err, "numpy", *(["matplotlib"] if chart is not None else []))
     cats, tokenize = _categories_and_tokenizer(categories, tokenizer)

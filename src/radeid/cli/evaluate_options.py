@@ -101,12 +101,17 @@ def _parse_categories(value: str | None) -> list[Category] | None:
         raise typer.BadParameter(str(exc), param_hint="--categories") from None
 
 
-def _check_clashes(err: Console, reads: dict[str, Path | None], writes: dict[str, Path | None]) -> None:
+def _check_clashes(
+    err: Console,
+    reads: dict[str, Path | None],
+    writes: dict[str, Path | None],
+    secrets: dict[str, Path | None] | None = None,
+) -> None:
     """No report may replace an input (or another report): `radeid.io.paths.check_paths`, exit 2."""
     from radeid.io.paths import PathConflictError, check_paths
 
     try:
-        check_paths(reads, writes)
+        check_paths(reads, writes, secrets=secrets)
     except PathConflictError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 

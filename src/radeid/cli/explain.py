@@ -106,7 +106,6 @@ def _document(cfg: Config, path: Path | None, text: str | None, doc_id: str | No
     if (path is None) == (text is None):
         raise fail("give a FILE or --text (one of them)", EXIT_USAGE)
     reads = {"--config": config, **config_reads(cfg)}
-    reads.pop("--key-file", None)  # detection uses no key
     if text is not None:
         check_job_paths(reads, {})
         return Document(doc_id or "text", text)

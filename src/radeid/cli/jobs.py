@@ -28,6 +28,7 @@ from radeid.io.errors import RadeidIOError
 from radeid.io.paths import check_paths
 from radeid.run.batch import RunAborted, RunSummary
 from radeid.run.parallel import ParallelRunError, work_folder_for
+from radeid.secure.keys import key_path_for
 
 #: Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe).
 PLAIN_PROGRESS_EVERY = 30.0
@@ -43,7 +44,8 @@ def check_input(path: Path) -> None:
 
 
 def config_reads(config: Config) -> dict[str, Path | None]:
-    """Every file a config makes a command read (lists, rule files, the key file), by config key."""
+    """Every file a config makes a command read (lists, rule files), by config key; the key file is
+    a secret (`key_paths`)."""
     named: dict[str, list[str] | tuple[str, ...]] = {
         "--hospital-list": config.lexicon.hospital_lists,
         "--vendor-list": config.lexicon.vendor_lists,
@@ -52,16 +54,28 @@ def config_reads(config: Config) -> dict[str, Path | None]:
         "detectors.rules.extra_files": config.rules.extra_files,
         "protected.extra_files": config.protected.extra_files,
     }
-    reads: dict[str, Path | None] = {"--key-file": Path(config.io.key_file) if config.io.key_file else None}
+    reads: dict[str, Path | None] = {}
     for option, paths in named.items():
         for n, path in enumerate(paths, 1):
             reads[f"{option} #{n}" if len(paths) > 1 else option] = Path(path)
     return reads
 
 
-def check_job_paths(reads: dict[str, Path | None], writes: dict[str, Path | None]) -> None:
+def key_paths(key_file: str | Path | None, output: Path | None = None) -> dict[str, Path | None]:
+    """The key file a command reads, by how the user named it: `--key-file`, else (a command that
+    would generate or reuse a key beside `output`) that `radeid.key`; nothing with RADEID_KEY."""
+    if key_file is not None and str(key_file) != "":
+        return {"--key-file": Path(key_file)}
+    path = key_path_for(None, output) if output is not None else None
+    return {"the key file beside the output": path}
+
+
+def check_job_paths(
+    reads: dict[str, Path | None], writes: dict[str, Path | None], secrets: dict[str, Path | None] | None = None
+) -> None:
+    """`radeid.io.paths.check_paths` (the one check of every command's paths); a clash is exit 2."""
     try:
-        check_paths(reads, writes)
+        check_paths(reads, writes, secrets=secrets)
     except RadeidIOError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 

@@ -56,6 +56,7 @@ def export(
 ) -> None:
     """Export a token-classification model to ONNX and check it against PyTorch on sample text."""
     out, err = _consoles()
+    _check_export_paths(src, dst, sample_file or [])
     samples = _check_export(quantize, sample_file)
 
     from radeid.detect.transformer import ModelLoadError
@@ -81,6 +82,16 @@ def export(
     for line in report.lines():
         out.print(escape(line))
     out.print(f"wrote {escape(str(report.dst))} in {report.seconds:.1f}s")
+
+
+def _check_export_paths(src: str, dst: Path, sample_files: list[Path]) -> None:
+    """DST may neither be nor hold nor sit inside SRC or a sample file (`radeid.io.paths`, exit 2)."""
+    from radeid.cli.jobs import check_job_paths
+
+    reads: dict[str, Path | None] = {"SRC": Path(src) if Path(src).exists() else None}  # else a hub name
+    for n, path in enumerate(sample_files, 1):
+        reads[f"--sample-file #{n}" if len(sample_files) > 1 else "--sample-file"] = path
+    check_job_paths(reads, {"DST": dst})
 
 
 def _check_export(quantize: str | None, sample_file: list[Path] | None) -> list[str] | None:

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
-from radeid.cli.jobs import check_input, check_job_paths, run_job
+from radeid.cli.jobs import check_input, check_job_paths, key_paths, run_job
 from radeid.cli.options import FormatOpt, QuietOpt
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import ReadOptions
@@ -37,7 +37,7 @@ def reidentify(
       radeid reidentify deid.jsonl --vault vault.parquet --key-file site.key -o restored.jsonl
     """
     check_input(input_path)
-    check_job_paths({"the input": input_path, "--vault": vault, "--key-file": key_file}, {"--output": output})
+    check_job_paths({"the input": input_path, "--vault": vault}, {"--output": output}, key_paths(key_file))
     try:
         found = load_key(key_file)
         if found is None:

@@ -10,13 +10,13 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
-from radeid.cli.jobs import check_input, check_job_paths
+from radeid.cli.jobs import check_input, check_job_paths, key_paths
 from radeid.cli.options import FormatOpt
 from radeid.io.audit import AuditError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
-from radeid.review.page import ReviewData, ReviewError, build_page, load_review, write_page
+from radeid.review.page import AuditMismatchError, ReviewData, ReviewError, build_page, load_review, write_page
 from radeid.run.batch import default_audit_path
 from radeid.secure.keys import load_key
 from radeid.secure.vault import VaultError, WrongKeyError
@@ -78,9 +78,8 @@ def _check_paths(output_path: Path, audit: Path | None, vault: Path | None, key_
     if not audit_path.exists():
         raise fail(f"audit not found: {audit_path} (pass --audit; `radeid deid --no-audit` writes none)",
                    EXIT_USAGE)  # fmt: skip
-    check_job_paths(
-        {"OUTPUT": output_path, "--audit": audit_path, "--vault": vault, "--key-file": key_file}, {"--output": page}
-    )
+    check_job_paths({"OUTPUT": output_path, "--audit": audit_path, "--vault": vault}, {"--output": page},
+                    key_paths(key_file))  # fmt: skip
     return audit_path
 
 
@@ -123,6 +122,8 @@ def _write_review(
         write_page(page, html, private=data.has_originals)
     except WrongKeyError as exc:
         raise fail(str(exc), EXIT_WRONG_KEY) from None
+    except AuditMismatchError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
     except (ReviewError, AuditError, VaultError) as exc:
         raise fail(str(exc), EXIT_FAILED) from None
     except (RadeidIOError, OSError, ValueError) as exc:

@@ -156,10 +156,10 @@ def _check_job(
     }  # fmt: skip (cluster URIs are Spark's to check)
     try:
         check_paths(
-            {"INPUT": local.get("INPUT"), "--key-file": Path(io.key_file) if io.key_file else None,
-             "--config": config},
+            {"INPUT": local.get("INPUT"), "--config": config},
             {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
-        )  # fmt: skip
+            secrets={"--key-file": Path(io.key_file) if io.key_file else None},
+        )
         return PipelineSpec(cfg, found[0] if found else None)
     except (PathConflictError, ConfigError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None

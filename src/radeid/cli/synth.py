@@ -85,6 +85,9 @@ def synth_command(
 
         Console(highlight=False).print("\n".join(KINDS))
         return
+    from radeid.cli.jobs import check_job_paths
+
+    check_job_paths({"--openi-carrier": openi_carrier}, {"--output": output})
     options = _synth_options(seed, kinds, upper_rate, wrap_rate, typo_rate, openi_carrier, extras)
     _write_synth(n, options, start, output)
 
@@ -162,20 +165,29 @@ def augment_command(
 
       radeid augment gold/ -o gold_aug.jsonl --format brat --copies 5 --key-file site.key --typos 0.05
     """
-    _check_augment_paths(input_path, output, key_file, seed)
+    _check_augment_paths(input_path, output, key_file, seed, label_map)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     key = _augment_key(err, key_file, seed, output)
     _write_augment(err, input_path, output, fmt, label_map, key, copies, typos, no_original)
 
 
-def _check_augment_paths(input_path: Path, output: Path, key_file: Path | None, seed: int | None) -> None:
-    """One key source at most; the input must exist and the output must not be the input."""
+def _check_augment_paths(
+    input_path: Path, output: Path, key_file: Path | None, seed: int | None, label_map: str | None
+) -> None:
+    """One key source at most; the input must exist; the paths checked (`radeid.io.paths`)."""
+    from radeid.cli.jobs import check_job_paths, key_paths
+
     if key_file is not None and seed is not None:
         raise fail("give --key-file or --seed, not both", EXIT_USAGE)
     if not input_path.exists():
         raise fail(f"input not found: {input_path}", EXIT_USAGE)
-    if output.exists() and output.resolve() == input_path.resolve():
-        raise fail("the output would overwrite the input", EXIT_USAGE)
+    check_job_paths({"IN": input_path, "--label-map": _file_or_none(label_map)}, {"--output": output},
+                    key_paths(key_file, output) if seed is None else {})  # fmt: skip
+
+
+def _file_or_none(name: str | None) -> Path | None:
+    """A label map given as a file (a bundled map's name is no path)."""
+    return Path(name) if name is not None and Path(name).exists() else None
 
 
 def _augment_key(err: Console, key_file: Path | None, seed: int | None, output: Path) -> bytes:

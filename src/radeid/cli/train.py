@@ -127,6 +127,7 @@ def train_command(
 ) -> None:
     """Fine-tune a token classifier for PHI (ULMFiT-style) and write a model folder for `radeid model export`."""
     out, err = Console(highlight=False, soft_wrap=True), Console(stderr=True, highlight=False, soft_wrap=True)
+    _check_train_paths(train_file, output, eval_file, teacher, base, label_map)
     _check_extras(search_trials)
     base = _check_options(train_file, eval_file, teacher, keep_layers, search_trials, base)
     _quiet_logging(quiet)
@@ -141,6 +142,24 @@ def train_command(
     config, train_docs, val_docs = _load_job(train_file, eval_file, label_map, keep_layers, fields)
     err.print(f"training on {len(train_docs)} documents from {escape(str(train_file))} -> {escape(str(output))}")
     _train(out, config, train_docs, val_docs, search_trials, resume, output)
+
+
+def _check_train_paths(
+    train_file: Path,
+    output: Path,
+    eval_file: Path | None,
+    teacher: Path | None,
+    base: str | None,
+    label_map: str | None,
+) -> None:
+    """The model folder may neither be nor hold nor sit inside what training reads (`radeid.io.paths`)."""
+    from radeid.cli.jobs import check_job_paths
+
+    def existing(name: str | None) -> Path | None:  # a hub or bundled name is no path
+        return Path(name) if name is not None and Path(name).exists() else None
+
+    check_job_paths({"TRAIN_FILE": train_file, "--eval": eval_file, "--teacher": teacher, "--base": existing(base),
+                     "--label-map": existing(label_map)}, {"--output": output})  # fmt: skip
 
 
 def _check_extras(search_trials: int) -> None:

@@ -4,8 +4,9 @@ Every writer builds its output in a temporary file or folder *next to* the targe
 directory: de-identified text never passes through /tmp or another disk) and moves it into place
 with `os.replace` only on a clean exit (`__exit__` without an exception, or `.commit()`). On any
 failure the temporary is removed and an existing output is left untouched, so a run never leaves a
-half-written file where a good one was. Temporaries are hidden (`.NAME.XXXX.tmp`); only a killed
-process can leave one behind. The format modules (`radeid.io.jsonl`, ...) and the audit build on
+half-written file where a good one was. Temporaries are hidden (`.NAME.XXXX.tmp`, or
+`.NAME.radeid-TAG.XXXX.tmp` in a resumable run: `radeid.io.commit.tagged_temporaries`); only a
+killed process can leave one behind. The format modules (`radeid.io.jsonl`, ...) and the audit build on
 these pieces; `radeid.io.commit` applies the renames of all the outputs of a run together.
 """
 
@@ -23,8 +24,8 @@ from typing import IO, Any
 
 from radeid.core import metakeys
 from radeid.core.document import Result
-from radeid.io.commit import Move, apply_moves
-from radeid.io.errors import OutputExistsError
+from radeid.io.commit import Move, apply_moves, temporary_prefix
+from radeid.io.errors import OutputExistsError, naming
 from radeid.io.formats import InputFormat, is_gzip
 from radeid.io.records import ReadOptions
 
@@ -93,7 +94,7 @@ class AtomicTarget:
         parent = target.parent
         check_target(target, folder=folder, overwrite=overwrite, suffixes=suffixes)
         parent.mkdir(parents=True, exist_ok=True)
-        prefix = f".{target.name}."
+        prefix = temporary_prefix(target)
         if folder:
             self.tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=parent))
         else:
@@ -159,8 +160,9 @@ class AtomicTextFile:
         journals the offsets, so a resume can cut the temporary back to its last whole batch."""
         if self._gz is not None:
             raise ValueError("cannot append raw bytes to a gzip output")
-        self.handle.flush()
-        self._raw.write(data)
+        with naming(self.atomic.target):
+            self.handle.flush()
+            self._raw.write(data)
         return self._raw.tell()
 
     def tell(self) -> int:
@@ -198,7 +200,8 @@ class AtomicTextFile:
     def stage(self) -> list[Move]:
         """Finish and fsync the temporary; the rename is the caller's (`radeid.io.commit`)."""
         try:
-            self._close(sync=True)
+            with naming(self.atomic.target):
+                self._close(sync=True)
             return self.atomic.moves()
         except BaseException:
             self.abort()
@@ -338,7 +341,8 @@ class DocumentWriter(Committable):
     def write(self, result: Result) -> None:
         """Append one de-identified document (its `text`, never the original)."""
         self._ensure_open()
-        self._write(result)
+        with naming(self.path):
+            self._write(result)
         self.count += 1
 
     def _write(self, result: Result) -> None:

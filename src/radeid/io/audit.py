@@ -24,7 +24,7 @@ from typing import Any
 from radeid.core.categories import Category
 from radeid.core.document import Result, Span
 from radeid.io.atomic import AtomicTextFile, TextFileOutput
-from radeid.io.errors import RadeidIOError
+from radeid.io.errors import RadeidIOError, naming
 from radeid.io.formats import open_binary, walk_files
 from radeid.io.records import STREAM_ERRORS
 
@@ -119,7 +119,8 @@ class AuditWriter(TextFileOutput):
     def write(self, result: Result) -> int:
         """Audit every replacement of one document; returns the number of lines written."""
         self._ensure_open()
-        self._file.handle.write(audit_text(result, include_patient_id=self.include_patient_id))
+        with naming(self.path):
+            self._file.handle.write(audit_text(result, include_patient_id=self.include_patient_id))
         self.count += len(result.replacements)
         self.documents += 1
         return len(result.replacements)

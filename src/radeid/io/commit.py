@@ -15,10 +15,11 @@ crash in the middle of the swap is also finished by the replay.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +33,8 @@ __all__ = [
     "fsync_file",
     "fsync_tree",
     "remove_temporaries",
+    "tagged_temporaries",
+    "temporary_prefix",
 ]
 
 #: Called after each step with its name ("staged", "recorded", "moved:N"); tests inject faults here.
@@ -58,6 +61,27 @@ class Stageable(Protocol):
     def stage(self) -> list[Move]: ...
 
     def abort(self) -> None: ...
+
+
+#: The tag a resumable run puts in the names of its temporaries (`tagged_temporaries`); "" outside one.
+_TAG: contextvars.ContextVar[str] = contextvars.ContextVar("radeid_temporary_tag", default="")
+
+
+@contextlib.contextmanager
+def tagged_temporaries(tag: str | None) -> Iterator[None]:
+    """Name every temporary made beside a target in this block `.NAME.radeid-TAG.XXXX.tmp`: the tag
+    (kept in the run's work folder) tells a resume which temporaries are its own to delete."""
+    token = _TAG.set(tag or "")
+    try:
+        yield
+    finally:
+        _TAG.reset(token)
+
+
+def temporary_prefix(target: Path, tag: str | None = None) -> str:
+    """The start of the name of a temporary beside `target` (`tag`: else the current one)."""
+    tag = _TAG.get() if tag is None else tag
+    return f".{target.name}." + (f"radeid-{tag}." if tag else "")
 
 
 def fsync_dir(path: Path) -> None:
@@ -91,26 +115,29 @@ def _backup(dst: Path) -> Path:
     return dst.with_name(f".{dst.name}.radeid-old")
 
 
+def _drop(path: Path) -> None:
+    """Delete a file, a folder or a symlink (the link, never what it points to); gone already is fine."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 def _apply(move: Move) -> None:
     src, dst = move.src, move.dst
     if move.kind == "remove":
-        if src.is_dir() and not src.is_symlink():
-            shutil.rmtree(src, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                src.unlink()
+        _drop(src)
         return
     assert dst is not None
     if move.kind == "folder":
         backup = _backup(dst)
         if src.exists():
             if dst.exists() or dst.is_symlink():
-                if backup.exists():
-                    shutil.rmtree(backup, ignore_errors=True)
-                os.replace(dst, backup)
+                _drop(backup)
+                os.replace(dst, backup)  # an output that was a symlink to a folder: the link moves
             os.replace(src, dst)
-        if backup.exists():
-            shutil.rmtree(backup, ignore_errors=True)
+        _drop(backup)
     elif src.exists() or src.is_symlink():
         os.replace(src, dst)
     fsync_dir(dst.parent)
@@ -199,15 +226,20 @@ def finish_commit(record: Path) -> dict[str, Any] | None:
     return extra
 
 
-def remove_temporaries(targets: Iterable[Path | None], keep: Iterable[Path] = ()) -> None:
-    """Delete the temporaries a killed run left beside `targets` (`.NAME.XXXX.tmp`, files or folders,
-    and a folder swap's `.NAME.radeid-old`), but those in `keep` (a resume continues them). Only call
-    this while holding the run's lock."""
+def remove_temporaries(targets: Iterable[Path | None], tag: str | None, keep: Iterable[Path] = ()) -> None:
+    """Delete the temporaries a killed run left beside `targets`: only its own, the files or folders
+    named with its `tag` (`.NAME.radeid-TAG.XXXX.tmp`, see `tagged_temporaries`), but those in
+    `keep` (a resume continues them). A user's file, or another run's temporary, that happens to
+    start with `.NAME.` is left alone; with no tag nothing is deleted. Only call this while holding
+    the run's lock. (A folder swap's backup is the commit record's: `finish_commit` ends it.)"""
+    if not tag:
+        return
     kept = {Path(k).name for k in keep}
     for target in targets:
         if target is None:
             continue
         target = Path(target)
+        prefix = temporary_prefix(target, tag)
         try:
             entries = list(target.parent.iterdir())
         except OSError:
@@ -216,5 +248,5 @@ def remove_temporaries(targets: Iterable[Path | None], keep: Iterable[Path] = ()
             name = entry.name
             if name in kept and entry.parent == target.parent:
                 continue
-            if (name.startswith(f".{target.name}.") and name.endswith(".tmp")) or name == _backup(target).name:
+            if name.startswith(prefix) and name.endswith(".tmp"):
                 _apply(Move(entry, None, "remove"))

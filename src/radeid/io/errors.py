@@ -15,7 +15,9 @@ yielded for it); ``"warning"`` means the `Document` was still yielded but someth
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +30,21 @@ __all__ = [
     "OutputExistsError",
     "RadeidIOError",
     "ReadIssue",
+    "naming",
 ]
+
+
+@contextlib.contextmanager
+def naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An OSError raised while writing `path` that names no file (a full disk: `write`, `fsync`
+    and pyarrow name none) is raised again naming `path`, so the message points at the disk
+    that is full (the audit's, the vault's), not at the output's folder."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc) or type(exc).__name__, os.fspath(path)) from exc
 
 
 class RadeidIOError(Exception):

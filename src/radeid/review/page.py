@@ -74,6 +74,10 @@ class ReviewError(RadeidIOError, ValueError):
     """The output, audit and vault do not fit together (names the document, never its text)."""
 
 
+class AuditMismatchError(ReviewError):
+    """The audit lists documents the output does not hold: it is another run's (a usage error)."""
+
+
 @dataclass(frozen=True)
 class ReviewSpan:
     """One replacement: where it is in the de-identified text, what it was judged to be, and
@@ -195,6 +199,31 @@ def _originals(doc: Document, spans: list[ReviewSpan], rows: Sequence[VaultRow])
     return ReviewDocument(doc.id, doc.text, paired, "".join(pieces))
 
 
+def _seen(docs: Iterable[Document], ids: set[str]) -> Iterator[Document]:
+    """`docs`, adding each id to `ids` (the sample keeps only some documents; the audit check needs all)."""
+    for doc in docs:
+        ids.add(doc.id)
+        yield doc
+
+
+def _audit_records(audit: str | os.PathLike[str], wanted: set[str], every_id: set[str]) -> dict[str, list[AuditRecord]]:
+    """The audit records of the `wanted` documents; `AuditMismatchError` when the audit lists a
+    document the output (`every_id`) does not hold: another run's audit would show no replacements."""
+    records: dict[str, list[AuditRecord]] = {}
+    foreign: set[str] = set()
+    for record in read_audit(audit):
+        if record.doc_id in wanted:
+            records.setdefault(record.doc_id, []).append(record)
+        elif record.doc_id not in every_id:
+            foreign.add(record.doc_id)
+    if foreign:
+        raise AuditMismatchError(
+            f"the audit {str(audit)!r} lists {len(foreign)} document(s) that are not in the output "
+            f"(e.g. id {min(foreign)!r}): it is not the audit of this output; pass the run's own --audit"
+        )
+    return records
+
+
 def load_review(
     output: str | os.PathLike[str],
     *,
@@ -213,12 +242,10 @@ def load_review(
         raise ValueError("the originals need both the vault and its key")
     if sample is not None and sample < 1:
         raise ValueError("--sample must be at least 1")
-    docs, total = sample_documents(_documents(Path(output), fmt, options), sample, seed)
+    every_id: set[str] = set()
+    docs, total = sample_documents(_seen(_documents(Path(output), fmt, options), every_id), sample, seed)
     wanted = {doc.id for doc in docs}
-    records: dict[str, list[AuditRecord]] = {}
-    for record in read_audit(audit):
-        if record.doc_id in wanted:
-            records.setdefault(record.doc_id, []).append(record)
+    records = _audit_records(audit, wanted, every_id)
     notes: list[str] = []
     vault_rows: Mapping[str, Sequence[VaultRow]] = {}
     if vault is not None and key is not None:

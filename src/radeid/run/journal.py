@@ -4,7 +4,9 @@ Layout of `.OUTPUT.radeid-work/` (same directory as the output, never /tmp: the 
 de-identified text, which may still contain PHI the detectors missed; mode 0700):
 
 * `manifest.json` — what the run is (input content digest, read options, batch size, pipeline
-  fingerprint, a salted scrypt check of the key; never the key), written atomically once.
+  fingerprint, a salted scrypt check of the key; never the key), written atomically once, with the
+  random tag the run puts in the names of its temporaries beside the outputs (a resume deletes only
+  those: `radeid.io.commit.remove_temporaries`).
 * `parts/000000000042.jsonl` — (runs with a vault, gzip, Parquet or folder output, `radeid.run.merge`)
   the de-identified output of batch 42: one line per document with its id, output text and
   replacements (offsets, labels, new text). No original text, no kept columns, no patient id: the
@@ -33,6 +35,7 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -55,6 +58,7 @@ __all__ = [
     "COMMIT_RECORD",
     "FORMAT_VERSION",
     "BatchRecord",
+    "InputChangedError",
     "JournalError",
     "ResumeMismatchError",
     "RunInProgressError",
@@ -69,6 +73,8 @@ __all__ = [
 
 #: The work folder's record of a commit under way (`radeid.io.commit`; a resume replays its renames).
 COMMIT_RECORD = "commit.json"
+#: The manifest's record of the tag in the names of the run's temporaries (never compared on resume).
+TAG_KEY = "temporaries_tag"
 #: The journal is fsynced at most this often (see `WorkFolder.record`).
 SYNC_SECONDS = 0.5
 # 2: the journal's `ids` is a digest of the batch's content (`docs_digest`); 3: a streamed JSONL
@@ -81,6 +87,11 @@ _DONE_SUFFIX = ".radeid-done"
 
 class JournalError(RadeidIOError):
     """The work folder cannot be used (locked by another run, damaged, unreadable)."""
+
+
+class InputChangedError(JournalError):
+    """The input changed during the run: what was de-identified is not the input now. Nothing is
+    committed and nothing is kept (the temporaries and the work folder go): only a new run can help."""
 
 
 class RunInProgressError(JournalError):
@@ -251,8 +262,13 @@ class WorkFolder:
     output is committed (or `discard()` when the run can never be resumed).
     """
 
-    def __init__(self, path: Path, done: dict[int, BatchRecord], resumed: bool, lock: IO[str] | None) -> None:
+    def __init__(
+        self, path: Path, done: dict[int, BatchRecord], resumed: bool, lock: IO[str] | None, tag: str | None = None
+    ) -> None:
         self.path = path
+        #: In the names of the run's temporaries beside its outputs (`radeid.io.commit.tagged_temporaries`):
+        #: a resume deletes only those. None for a work folder of an older radeid (nothing is deleted).
+        self.tag = tag
         self.parts = path / "parts"
         self.done = done
         self.resumed = resumed
@@ -288,7 +304,8 @@ class WorkFolder:
         except BaseException:
             lock.close()
             raise
-        return cls(path, done, True, lock)
+        tag = stored.get(TAG_KEY)
+        return cls(path, done, True, lock, tag if isinstance(tag, str) and tag.isalnum() else None)
 
     @classmethod
     def _create(cls, path: Path, manifest: Mapping[str, Any]) -> WorkFolder:
@@ -300,8 +317,10 @@ class WorkFolder:
         os.chmod(path, 0o700)
         (path / "parts").mkdir(mode=0o700)
         lock = _lock(path)
-        _write_atomic(path / "manifest.json", json.dumps(dict(manifest), indent=1, sort_keys=True) + "\n")
-        return cls(path, {}, False, lock)
+        tag = secrets.token_hex(6)  # the manifest holds it before any temporary is made
+        stored = {**manifest, TAG_KEY: tag}
+        _write_atomic(path / "manifest.json", json.dumps(stored, indent=1, sort_keys=True) + "\n")
+        return cls(path, {}, False, lock, tag)
 
     def part_path(self, batch: int) -> Path:
         return self.parts / part_name(batch)

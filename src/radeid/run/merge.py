@@ -23,7 +23,7 @@ from radeid.io.ids import pseudonymize_result
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.run.batch import RunSummary, _batches
-from radeid.run.journal import BatchRecord, JournalError, WorkFolder, docs_digest
+from radeid.run.journal import BatchRecord, InputChangedError, JournalError, WorkFolder, docs_digest
 from radeid.run.plan import RunPlan
 from radeid.run.sink import commit_outputs, drop
 from radeid.secure.vault import VaultWriter
@@ -142,10 +142,10 @@ def merge_parts(
                 gone = {i for i, _ in record.skipped}
                 docs = [doc for i, doc in enumerate(docs) if i not in gone]
             if changed or [p.id for p in parts] != [d.id for d in docs]:
-                raise JournalError(
+                raise InputChangedError(
                     f"the input {str(input_path)!r} changed during the run (batch {batch}, documents "
-                    f"{first!r} to {last!r}, differs from what was de-identified); nothing was written. "
-                    f"Rerun from the start (delete {str(work.path)!r})"
+                    f"{first!r} to {last!r}, differs from what was de-identified); nothing was written or kept. "
+                    "Rerun it"
                 )
             for doc, part in zip(docs, parts, strict=True):
                 result: Result = pseudonymize_result(part.result_for(doc), id_key)
@@ -155,7 +155,10 @@ def merge_parts(
                     vault_writer.add(result)
             written += record.docs
         if written != summary.documents:  # the input changed between the two reads: commit nothing
-            raise JournalError(f"read {written} documents when merging, {summary.documents} when de-identifying")
+            raise InputChangedError(
+                f"the input {str(input_path)!r} changed during the run: read {written} documents when merging, "
+                f"{summary.documents} when de-identifying; nothing was written or kept. Rerun it"
+            )
     except BaseException:
         drop(writers)
         raise

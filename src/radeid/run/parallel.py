@@ -32,14 +32,14 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from radeid.io.commit import finish_commit, remove_temporaries
+from radeid.io.commit import finish_commit, remove_temporaries, tagged_temporaries
 from radeid.io.errors import InputNotFoundError, OutputExistsError
 from radeid.io.paths import check_paths
 from radeid.io.readers import InputFormat, ReadOptions, read_documents
 from radeid.io.writers import AuditWriter, open_writer
 from radeid.run.batch import DuplicateIdError, RunAborted, choose_output_format, report_issue
 from radeid.run.chunks import Chunk, split_input
-from radeid.run.journal import COMMIT_RECORD, JournalError, WorkFolder, work_folder_for
+from radeid.run.journal import COMMIT_RECORD, InputChangedError, JournalError, WorkFolder, work_folder_for
 from radeid.run.merge import merge_parts
 from radeid.run.plan import RunPlan
 from radeid.run.pool import BatchPool, WorkerSetup
@@ -113,8 +113,23 @@ def run(plan: RunPlan, on_batch: Callable[[int], None] | None = None) -> Paralle
     manifest = plan.manifest()
     work = WorkFolder.open(plan.output_path, manifest, resume=plan.resume, key_matches=plan.spec.key_matches)
     summary.resumed = work.resumed
-    if work.resumed and _finish_interrupted(plan, work, stream, summary):
-        return summary
+    with tagged_temporaries(work.tag):  # a resume deletes only the temporaries named so
+        if work.resumed and _finish_interrupted(plan, work, stream, summary):
+            return summary
+        _run_in(plan, work, stream, out_fmt, manifest, summary, on_batch)
+    return summary
+
+
+def _run_in(
+    plan: RunPlan,
+    work: WorkFolder,
+    stream: StreamFormat | None,
+    out_fmt: InputFormat | None,
+    manifest: dict[str, Any],
+    summary: ParallelRunSummary,
+    on_batch: Callable[[int], None] | None,
+) -> None:
+    """The batches, then the commit (streamed, or the merge of the parts); the work folder finished."""
     spools: list[Any] = []
     try:
         if stream is not None:
@@ -128,7 +143,6 @@ def run(plan: RunPlan, on_batch: Callable[[int], None] | None = None) -> Paralle
         _stop(exc, work, spools, summary)
         raise
     work.finish()
-    return summary
 
 
 def _finish_interrupted(
@@ -140,7 +154,7 @@ def _finish_interrupted(
         done = finish_commit(work.path / COMMIT_RECORD)
         if done is None:  # a run killed mid-way left temporaries beside the outputs
             keep = (spooled_paths(work) or []) if stream is not None else []
-            remove_temporaries([plan.output_path, plan.audit, plan.vault_path], keep=keep)
+            remove_temporaries([plan.output_path, plan.audit, plan.vault_path], work.tag, keep=keep)
     except BaseException:
         work.close()
         raise
@@ -200,7 +214,7 @@ def _feed(chunk: Chunk, pool: BatchPool, sink: OrderedSink, work: WorkFolder, su
 def _stop(exc: BaseException, work: WorkFolder, spools: list[Any], summary: ParallelRunSummary) -> None:
     """A run that failed: keep what a resume can use, or drop everything; raise what the caller
     should see (`RunAborted`, `ParallelRunError`) in place of `exc`."""
-    if isinstance(exc, (RunAborted, DuplicateIdError, PipelineFailed)):
+    if isinstance(exc, (RunAborted, DuplicateIdError, PipelineFailed, InputChangedError)):
         drop(spools)
         work.discard()  # the input must change before the run can succeed: nothing to resume
         if isinstance(exc, PipelineFailed):

@@ -39,7 +39,7 @@ from radeid.io.ids import pseudonymize_result
 from radeid.io.records import ReadOptions
 from radeid.io.registry import format_handler
 from radeid.io.writers import AuditWriter, open_writer, output_format
-from radeid.run.journal import BatchRecord, JournalError, WorkFolder, fingerprint_input
+from radeid.run.journal import BatchRecord, InputChangedError, WorkFolder, fingerprint_input
 from radeid.run.sink import commit_outputs, drop
 
 __all__ = [
@@ -199,9 +199,8 @@ def write_spools(work: WorkFolder, temporaries: list[Path], starts: list[int]) -
 def check_unchanged(input_path: Path, fingerprint: str) -> None:
     """Refuse to commit when the input's content differs from the manifest's (changed mid-run)."""
     if fingerprint_input(input_path) != fingerprint:
-        raise JournalError(
-            f"the input {str(input_path)!r} changed during the run; nothing was written. Rerun from the start "
-            "(delete the work folder beside the output)"
+        raise InputChangedError(
+            f"the input {str(input_path)!r} changed during the run; nothing was written or kept. Rerun it"
         )
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "decode_key",
     "generate_key_file",
     "key_dir_for",
+    "key_path_for",
     "load_key",
     "passphrase_key",
     "resolve_key",
@@ -86,6 +87,18 @@ def key_dir_for(output: Path, input_path: Path | None = None) -> Path:
                 "pass --key-file (or set RADEID_KEY)"
             )
     return folder
+
+
+def key_path_for(key_file: str | Path | None, output: Path) -> Path | None:
+    """The key file a command reads or generates for `output`: `key_file`, else None when
+    RADEID_KEY holds the key, else `radeid.key` in the folder holding the output (`resolve_key`'s
+    choice). Every command checks this path against the ones it writes (`radeid.io.paths`)."""
+    if key_file is not None and str(key_file) != "":
+        return Path(key_file)
+    env = os.environ.get(ENV_VAR)
+    if env is not None and env.strip():
+        return None
+    return Path(os.path.realpath(output)).parent / KEY_FILE_NAME
 
 
 def _strength_note(key: bytes, origin: str, text: str | None = None) -> str:

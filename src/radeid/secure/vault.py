@@ -62,7 +62,8 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from radeid.core import metakeys
 from radeid.core.document import Result
-from radeid.io.commit import Move, apply_moves, fsync_file
+from radeid.io.commit import Move, apply_moves, fsync_file, temporary_prefix
+from radeid.io.errors import naming
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -247,7 +248,7 @@ class VaultWriter:
         if self._writer is not None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=temporary_prefix(self.path), suffix=".tmp")
         os.close(fd)  # mkstemp made it 0600; the Parquet writer reopens it
         self._tmp = Path(tmp)
         import pyarrow.parquet as pq
@@ -282,7 +283,8 @@ class VaultWriter:
         self.rows += count
         self.documents += 1
         if len(self._columns["seq"]) >= self._batch_rows:
-            self._flush()
+            with naming(self.path):
+                self._flush()
 
     def _append(
         self,
@@ -337,11 +339,12 @@ class VaultWriter:
         assert self._writer is not None and self._tmp is not None
         self._append("", _TRAILER_SEQ, None, None, None, None, None, None, None, f"{self.documents},{self.rows}",
                      None, None)  # fmt: skip
-        self._flush()
-        self._writer.close()
-        self._writer = None
-        os.chmod(self._tmp, 0o600)
-        fsync_file(self._tmp)
+        with naming(self.path):
+            self._flush()
+            self._writer.close()
+            self._writer = None
+            os.chmod(self._tmp, 0o600)
+            fsync_file(self._tmp)
         tmp, self._tmp = self._tmp, None  # from here the temporary belongs to whoever applies the move
         return [Move(tmp, self.path, "file")]
 
