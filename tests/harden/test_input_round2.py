@@ -79,3 +79,27 @@ def test_csv_duplicate_unused_column_is_fine(tmp_path: Path) -> None:
     src.write_text("id,text,note,note\na,hello,x,y\n", encoding="utf-8")
     docs = [d for d in read_documents(src) if not hasattr(d, "severity")]
     assert [d.id for d in docs] == ["a"]  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- point 3: malformed BRAT lines
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"T1 PATIENT 0 10 {SECRET}",  # spaces instead of tabs: the whole line is one field
+        f"T{SECRET}\tPATIENT 0 10\tx",  # not an annotation id
+        f"T1\t{SECRET} 0 10\tx",  # text where the label should be
+        f"T1\tZorblat 0 10\t{SECRET}",  # an unknown label that is a name
+        f"T1\tPATIENT {SECRET}\tx",  # text where the offsets should be
+    ],
+)
+def test_brat_malformed_line_is_named_by_file_and_line_only(tmp_path: Path, line: str) -> None:
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "d.txt").write_text("Pt Jane Roe seen.\n", encoding="utf-8")
+    (folder / "d.ann").write_text(f"T9\tPATIENT 3 11\tJane Roe\n{line}\n", encoding="utf-8")
+    issues = [i for i in read_documents(folder, "brat") if hasattr(i, "severity")]
+    (issue,) = issues
+    assert issue.line == 2 and issue.path == str(folder / "d.ann")  # type: ignore[attr-defined]
+    assert "Zorblat" not in issue.describe() and "Quuxley" not in issue.describe()  # type: ignore[attr-defined]
