@@ -103,3 +103,72 @@ def test_brat_malformed_line_is_named_by_file_and_line_only(tmp_path: Path, line
     (issue,) = issues
     assert issue.line == 2 and issue.path == str(folder / "d.ann")  # type: ignore[attr-defined]
     assert "Zorblat" not in issue.describe() and "Quuxley" not in issue.describe()  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- point 6: integers over 4,300 digits
+
+HUGE = "9" * 5000  # over Python's int-from-string limit (4,300 digits)
+
+
+def _huge_rows(tmp_path: Path, write_jsonl, reports: list[dict]) -> Path:
+    rows = [reports[0], f'{{"id": "big", "text": "{SECRET}", "n": {HUGE}}}', reports[1], reports[2]]
+    return write_jsonl(tmp_path / "in.jsonl", rows)
+
+
+def test_jsonl_huge_integer_is_an_issue_naming_line_id_and_field(tmp_path: Path, write_jsonl, reports) -> None:
+    src = _huge_rows(tmp_path, write_jsonl, reports)
+    items = list(read_documents(src))
+    issues = [i for i in items if hasattr(i, "severity")]
+    assert [d.id for d in items if not hasattr(d, "severity")] == ["r1", "r2", "r3"]  # type: ignore[attr-defined]
+    (issue,) = issues
+    assert (issue.line, issue.doc_id, issue.severity) == (2, "big", "error")  # type: ignore[attr-defined]
+    assert "'n'" in issue.reason and "5,000 digits" in issue.reason  # type: ignore[attr-defined]
+    assert "Zorblat" not in issue.describe()  # type: ignore[attr-defined]
+
+
+def test_jsonl_huge_integer_as_the_id_or_nested(tmp_path: Path, write_jsonl) -> None:
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [f'{{"id": {HUGE}, "text": "x"}}', f'{{"id": "b", "text": "x", "meta": {{"k": [1, {HUGE}]}}}}'],
+    )
+    issues = [i for i in read_documents(src) if hasattr(i, "severity")]
+    assert [(i.line, i.doc_id) for i in issues] == [(1, None), (2, "b")]  # type: ignore[attr-defined]
+    assert "'id'" in issues[0].reason and "'meta'" in issues[1].reason  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("command", "workers"), [("deid", "1"), ("deid", "2"), ("detect", None)])
+def test_cli_huge_integer_is_skipped_with_on_error_skip(
+    tmp_path: Path, cli, write_jsonl, read_jsonl, reports, key_file: Path, command: str, workers: str | None
+) -> None:
+    src = _huge_rows(tmp_path, write_jsonl, reports)
+    out = tmp_path / "o.jsonl"
+    extra = ["--key-file", key_file, "-w", workers] if command == "deid" else []
+    code, output = cli(command, src, "-o", out, "--no-model", "--on-error", "skip", *extra)
+    assert code == 0, output
+    assert "Traceback" not in output and "Zorblat" not in output
+    flat = output.replace("\n", "")
+    assert "line 2" in flat and "'big'" in flat
+    assert [r["id"] for r in read_jsonl(out)] == ["r1", "r2", "r3"]
+
+
+def test_cli_huge_integer_fails_cleanly_by_default(tmp_path: Path, cli, write_jsonl, reports, key_file) -> None:
+    src = _huge_rows(tmp_path, write_jsonl, reports)
+    out = tmp_path / "o.jsonl"
+    code, output = cli("deid", src, "-o", out, "--no-model", "--key-file", key_file)
+    assert code == 1, output  # a bad record with --on-error fail, like malformed JSON
+    assert "line 2 (doc 'big'): field 'n' holds an integer of 5,000 digits" in output
+    assert "Traceback" not in output and "Zorblat" not in output and not out.exists()
+
+
+def test_huge_integer_in_gold_or_audit_is_a_clean_error(tmp_path: Path) -> None:
+    from radeid.evaluate.loading import EvaluationInputError, read_spans_jsonl
+    from radeid.io.audit import AuditError, read_audit
+
+    src = tmp_path / "spans.jsonl"
+    src.write_text(f'{{"id": "a", "spans": [{{"start": {HUGE}, "end": 1}}]}}\n', encoding="utf-8")
+    with pytest.raises(EvaluationInputError, match="line 1: a number too long"):
+        list(read_spans_jsonl(src))
+    audit = tmp_path / "a.audit.jsonl"
+    audit.write_text(f'{{"doc_id": "a", "start": {HUGE}}}\n', encoding="utf-8")
+    with pytest.raises(AuditError, match="line 1: a number too long"):
+        list(read_audit(audit))
