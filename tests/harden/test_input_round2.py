@@ -172,3 +172,45 @@ def test_huge_integer_in_gold_or_audit_is_a_clean_error(tmp_path: Path) -> None:
     audit.write_text(f'{{"doc_id": "a", "start": {HUGE}}}\n', encoding="utf-8")
     with pytest.raises(AuditError, match="line 1: a number too long"):
         list(read_audit(audit))
+
+
+# ---------------------------------------------------------------- point 11: non-UTF-8 file names
+
+
+def _latin1_folder(tmp_path: Path, suffix: str = ".txt") -> Path:
+    import os
+
+    folder = tmp_path / "tf"
+    folder.mkdir()
+    (folder / f"a{suffix}").write_text("Seen by Dr. Alan Grant.\n", encoding="utf-8")
+    bad = Path(os.fsdecode(os.fsencode(folder) + b"/b\xe9" + suffix.encode()))
+    bad.write_text(f"Patient {SECRET}.\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("fmt", ["txt", "brat"])
+def test_non_utf8_file_name_is_refused_up_front_by_its_escaped_name(tmp_path: Path, fmt: str) -> None:
+    folder = _latin1_folder(tmp_path)
+    with pytest.raises(FormatError, match=r"file name is not valid UTF-8: .*tf/b\\xe9\.txt;"):
+        read_documents(folder, fmt)  # raised at call time, before any document is read
+
+
+def test_non_utf8_single_file_is_refused(tmp_path: Path) -> None:
+    folder = _latin1_folder(tmp_path)
+    (bad,) = [f for f in folder.iterdir() if f.name != "a.txt"]
+    with pytest.raises(FormatError, match=r"b\\xe9\.txt"):
+        read_documents(bad, "txt")
+
+
+@pytest.mark.parametrize(("command", "workers"), [("deid", "1"), ("deid", "2"), ("detect", None)])
+def test_cli_non_utf8_file_name_exit_2_before_any_work(
+    tmp_path: Path, cli, key_file: Path, command: str, workers: str | None
+) -> None:
+    folder = _latin1_folder(tmp_path)
+    out = tmp_path / ("out" if command == "deid" else "d.jsonl")
+    extra = ["--key-file", key_file, "-w", workers] if command == "deid" else []
+    code, output = cli(command, folder, "-o", out, "--no-model", *extra)
+    assert code == 2, output
+    assert "b\\xe9.txt" in output.replace("\n", "") and "Traceback" not in output
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name not in ("tf", "site.key")] == []  # no work folder left
