@@ -214,3 +214,34 @@ def test_cli_non_utf8_file_name_exit_2_before_any_work(
     assert "b\\xe9.txt" in output.replace("\n", "") and "Traceback" not in output
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name not in ("tf", "site.key")] == []  # no work folder left
+
+
+# ---------------------------------------------------------------- also seen: list files with a bad encoding
+
+
+@pytest.mark.parametrize("option", ["--deny-list", "--allow-list", "--hospital-list", "--vendor-list"])
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_list_file_not_utf8_is_exit_2_naming_file_and_line(
+    tmp_path: Path, cli, write_jsonl, reports, key_file: Path, option: str, workers: str
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
+    listed = tmp_path / "my_list.txt"
+    listed.write_bytes(b"# a comment\nAlan Grant\tHCW\nZorblat Quuxl\xe9y\tPATIENT\n")
+    out = tmp_path / "o.jsonl"
+    code, output = cli("deid", src, "-o", out, "--no-model", "--key-file", key_file, "-w", workers, option, listed)
+    assert code == 2, output
+    flat = output.replace("\n", "")
+    assert "my_list.txt line 3: not valid UTF-8 (byte 0xe9" in flat
+    assert "Zorblat" not in output and "Traceback" not in output and not out.exists()
+
+
+def test_pattern_and_label_map_files_not_utf8_name_the_file(tmp_path: Path) -> None:
+    from radeid.core.labelmaps import load_label_map
+    from radeid.patterns.pattern_files import read_pattern_file
+
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b'[labels]\nNAME = "PATIENT"\n# caf\xe9\n')
+    with pytest.raises(ValueError, match=r"bad\.toml: not valid UTF-8"):
+        load_label_map(str(bad))
+    with pytest.raises(ValueError, match=r"cannot read rule file .*bad\.toml: not valid UTF-8"):
+        read_pattern_file(bad, ("labels",), "rule file")
