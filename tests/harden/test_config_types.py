@@ -8,7 +8,7 @@ import math
 import typing
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Any, get_origin
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -60,7 +60,9 @@ def test_cli_csv_without_header_exit_2_no_text(tmp_path: Path, cli, key_file: Pa
 def test_csv_duplicate_text_column_is_refused(tmp_path: Path) -> None:
     src = tmp_path / "dup.csv"
     src.write_text(f"id,text,text\na,{SECRET},other\n", encoding="utf-8")
-    with pytest.raises(FormatError, match=r"column 'text' appears 2 times in the header of .*dup\.csv \(columns 2, 3\)"):
+    with pytest.raises(
+        FormatError, match=r"column 'text' appears 2 times in the header of .*dup\.csv \(columns 2, 3\)"
+    ):
         read_documents(src)
 
 

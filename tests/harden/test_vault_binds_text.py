@@ -92,7 +92,9 @@ def test_a_tampered_digest_is_an_altered_vault(tmp_path: Path, cli, write_jsonl,
     digests = table.column("text_digest").to_pylist()
     first, second = (i for i, d in enumerate(digests) if d is not None)
     digests[first], digests[second] = digests[second], digests[first]  # swap two documents' digests
-    swapped = table.set_column(table.schema.get_field_index("text_digest"), "text_digest", pa.array(digests, pa.binary()))
+    swapped = table.set_column(
+        table.schema.get_field_index("text_digest"), "text_digest", pa.array(digests, pa.binary())
+    )
     pq.write_table(swapped.replace_schema_metadata(table.schema.metadata), vault)
     with pytest.raises(VaultError, match="altered"):
         read_vault_contents(vault, bytes.fromhex("ab" * 32))

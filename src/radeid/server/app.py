@@ -245,7 +245,9 @@ class _Guard:
     sending holds nothing for long), one log line per request without any text, and a JSON 500
     naming the exception type only for anything the routes did not expect."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, token: str | None, read_timeout: float = DEFAULT_READ_TIMEOUT) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, token: str | None, read_timeout: float = DEFAULT_READ_TIMEOUT
+    ) -> None:
         self.app, self.max_bytes, self.read_timeout = app, max_bytes, read_timeout
         self.token = token.encode("utf-8") if token is not None else None
 

@@ -24,7 +24,7 @@ def head_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, closing a connection whose request head takes over `seconds`."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class HeadTimeoutProtocol(H11Protocol):  # type: ignore[misc]
+    class HeadTimeoutProtocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
