@@ -277,7 +277,8 @@ def test_csv_wrong_column_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ColumnError) as info:
         read_documents(src)
     message = str(info.value)
-    assert "'note_id'" in message and "'body'" in message and "--id-col" in message
+    # Columns by position only: a file without a header row would show a record (issue 27)
+    assert "2 columns" in message and "note_id" not in message and "--id-col" in message
     with pytest.raises(ColumnError, match="kept"):
         read_documents(src, options=ReadOptions(id_col="note_id", text_col="body", keep_columns=("site",)))
     with pytest.raises(ColumnError, match="patient"):

@@ -15,7 +15,7 @@ from radeid.io.errors import RadeidIOError
 from radeid.io.readers import ReadOptions
 from radeid.run.batch import reidentify_path
 from radeid.secure.keys import load_key
-from radeid.secure.vault import VaultError, WrongKeyError, read_vault_ids
+from radeid.secure.vault import VaultContents, VaultError, VaultMismatchError, WrongKeyError, read_vault_contents
 
 
 def reidentify(
@@ -38,32 +38,25 @@ def reidentify(
     """
     check_input(input_path)
     check_job_paths({"the input": input_path, "--vault": vault}, {"--output": output}, key_paths(key_file))
-    try:
-        found = load_key(key_file)
-        if found is None:
-            raise fail("reidentify needs the run's key: pass --key-file or set RADEID_KEY", EXIT_USAGE)
-        key, message = found
-        note(message)
-        rows, original_ids = read_vault_ids(vault, key)
-        options = ReadOptions(id_col=id_col, text_col=text_col)
-    except WrongKeyError as exc:
-        raise fail(str(exc), EXIT_WRONG_KEY) from None
-    except (VaultError, RadeidIOError, OSError, ValueError) as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
+    contents = _open_vault(vault, key_file)
+    options = ReadOptions(id_col=id_col, text_col=text_col)
 
     def job(on_batch: Any) -> Any:
         return reidentify_path(
-            rows,
+            contents.rows,
             input_path,
             output,
             input_format=input_format,
             options=options,
             on_batch=on_batch,
-            original_ids=original_ids,
+            original_ids=contents.original_ids,
+            digests=contents.digests if contents.binds_text else None,
         )
 
     try:
         summary = run_job(job, quiet, "re-identifying")
+    except VaultMismatchError as exc:  # the input is not the run's output: a usage error
+        raise fail(str(exc), EXIT_USAGE) from None
     except VaultError as exc:
         raise fail(str(exc), EXIT_FAILED) from None
     if not quiet:
@@ -76,3 +69,25 @@ def reidentify(
 def register(app: typer.Typer) -> None:
     """Add `radeid reidentify` to the command line."""
     app.command()(reidentify)
+
+
+def _open_vault(vault: Path, key_file: Path | None) -> VaultContents:
+    """The vault opened with the run's key (exit 3 for a wrong key, 2 for any other problem), and a
+    note when it is of a format that does not record the de-identified texts."""
+    try:
+        found = load_key(key_file)
+        if found is None:
+            raise fail("reidentify needs the run's key: pass --key-file or set RADEID_KEY", EXIT_USAGE)
+        key, message = found
+        note(message)
+        contents = read_vault_contents(vault, key)
+    except WrongKeyError as exc:
+        raise fail(str(exc), EXIT_WRONG_KEY) from None
+    except (VaultError, RadeidIOError, OSError, ValueError) as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    if not contents.binds_text:
+        note(
+            f"note: {vault} is a vault of an older format that does not record the de-identified texts: an edit "
+            "between surrogates cannot be detected (a vault written by this radeid can)"
+        )
+    return contents

@@ -74,6 +74,14 @@ def serve(
     max_documents: Annotated[
         int, typer.Option("--max-documents", min=1, help="Most documents in one request (422 above).")
     ] = 256,
+    request_timeout: Annotated[
+        float,
+        typer.Option(
+            "--request-timeout",
+            min=0.01,
+            help="Seconds a client has to send a request head (else the connection is closed) and a body (else 408).",
+        ),
+    ] = 30.0,
 ) -> None:
     """Serve de-identification over HTTP: POST /v1/deidentify, POST /v1/detect, GET /v1/health, GET /v1/info.
 
@@ -92,12 +100,30 @@ def serve(
             f"--host {host} is not a loopback address: pass --token-file (a bearer token clients must send), "
             "or bind to 127.0.0.1"
         )
-    api, cfg, token = _build_app(config, mode, key_file, no_model, token_file, max_request_mb, max_documents)
+    limits = (max_request_mb, max_documents, request_timeout)
+    api, cfg, token = _build_app(config, mode, key_file, no_model, token_file, limits)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     auth = "bearer token required" if token else "no token (loopback only)"
     typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
-    # uvicorn's access log is off: radeid logs method, path, status and time itself, never text.
-    uvicorn.run(api, host=host, port=port, access_log=False, log_level="info", server_header=False)
+    _run(uvicorn, api, host, port, request_timeout)
+
+
+def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: float) -> None:
+    """Serve until stopped. uvicorn's access log is off: radeid logs method, path, status and time
+    itself, never text. Slow clients are cut off: a request head within `request_timeout` (the
+    protocol), a body within it too (408, the app), an idle keep-alive connection after 5 s (uvicorn)."""
+    from radeid.server.timeouts import head_timeout_protocol
+
+    uvicorn.run(
+        api,
+        host=host,
+        port=port,
+        access_log=False,
+        log_level="info",
+        server_header=False,
+        http=head_timeout_protocol(request_timeout),
+        timeout_keep_alive=5,
+    )
 
 
 def _require_server() -> ModuleType:
@@ -116,13 +142,13 @@ def _build_app(
     key_file: Path | None,
     no_model: bool,
     token_file: Path | None,
-    max_request_mb: float,
-    max_documents: int,
+    limits: tuple[float, int, float],
 ) -> tuple[Any, Config, str | None]:
     """The token, the job's config and key, and the app built once; any of their errors is one line."""
     from radeid.cli.options import job_overrides, load_job_config
     from radeid.secure.keys import load_key
 
+    max_request_mb, max_documents, request_timeout = limits
     try:
         token = read_token(token_file) if token_file is not None else None
         cfg = load_job_config(config, job_overrides(mode=mode, key_file=key_file), no_model=no_model)
@@ -137,6 +163,7 @@ def _build_app(
             token=token,
             max_request_bytes=int(max_request_mb * 1024 * 1024),
             max_documents=max_documents,
+            read_timeout=request_timeout,
         )
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc)) from None

@@ -17,6 +17,7 @@ from typing import Any
 
 from radeid.config.language import DEFAULT_LANGUAGE, language_of, pack_folder, pack_overlay
 from radeid.config.modes import REPLACERS
+from radeid.config.schema import check_locale, check_section
 from radeid.config.sections import (
     GATE_SCOPES,
     LABEL_SCHEMES,
@@ -120,11 +121,13 @@ class Config:
             detectors = dict(self.detectors)
             current = detectors[detector]
             if dataclasses.is_dataclass(current) and not isinstance(current, type):
+                check_section(type(current), changes, name)
                 detectors[detector] = dataclasses.replace(current, **changes)
             else:
                 detectors[detector] = {**current, **changes}
             changed = dataclasses.replace(self, detectors=detectors)
         else:
+            check_section(type(getattr(self, name)), changes, name)
             changed = dataclasses.replace(self, **{name: dataclasses.replace(getattr(self, name), **changes)})
         changed.validate()
         return changed
@@ -155,6 +158,14 @@ class Config:
         return config
 
     def validate(self) -> None:
+        for name in ("pipeline", "resolver", "protected", "replace", "surrogate", "io"):
+            section = getattr(self, name)
+            check_section(type(section), {f.name: getattr(section, f.name) for f in fields(section)}, name)
+        for name, section in self.detectors.items():
+            if dataclasses.is_dataclass(section) and not isinstance(section, type):
+                values = {f.name: getattr(section, f.name) for f in fields(section)}
+                check_section(type(section), values, f"detectors.{name}")
+        check_locale(self.surrogate.locale)
         if self.replace.mode not in REPLACERS:
             known = ", ".join(REPLACERS.names())
             raise ConfigError(f"replace.mode must be one of {known}, not {self.replace.mode!r}")
@@ -219,6 +230,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file not found: {path}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except ValueError:  # an integer over Python's digit limit (tomllib raises it as it is)
+        raise ConfigError(f"config file {path} holds a number too long to read") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
 
 
 def deep_merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
@@ -240,8 +255,11 @@ def _reject_unknown(data: Mapping[str, Any], known: set[str], where: str) -> Non
 
 
 def _section(kind: type, data: Mapping[str, Any], where: str) -> Any:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"[{where}] must be a table, not {type(data).__name__}")
     names = {f.name for f in fields(kind)}
     _reject_unknown(data, names, where)
+    check_section(kind, data, where)  # types first: a section's own checks assume them
     values: dict[str, Any] = {}
     for f in fields(kind):
         if f.name in data:
@@ -256,6 +274,8 @@ def _section(kind: type, data: Mapping[str, Any], where: str) -> Any:
 
 
 def _resolver(data: Mapping[str, Any]) -> ResolverConfig:
+    if isinstance(data, Mapping):
+        check_section(ResolverConfig, data, "resolver")  # the structured keys too
     structured = ("source_priority", "category_priority", "merge_categories")
     plain = {k: v for k, v in data.items() if k not in structured}
     base = _section(ResolverConfig, plain, "resolver")

@@ -34,8 +34,13 @@ def load_label_map(name: str) -> dict[str, str]:
         path = Path(name)
         if not path.exists():
             raise ValueError(f"unknown label map {name!r}; bundled: {', '.join(available_label_maps())}")
-    with open(path, "rb") as handle:
-        data = tomllib.load(handle)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"label map {path}: not valid UTF-8 (byte {exc.start + 1})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"label map {path} is not valid TOML: {exc}") from None
     return {str(k).upper(): str(v) for k, v in data.get("labels", {}).items()}
 
 

@@ -44,7 +44,7 @@ import ahocorasick
 
 from radeid.core.categories import Category, split_label
 from radeid.core.document import Document, Span
-from radeid.core.resources import bundled_data_path
+from radeid.core.resources import bundled_data_path, list_lines
 from radeid.patterns.gazetteer import GAZETTEER_SOURCE, find_places
 
 __all__ = [
@@ -273,29 +273,28 @@ def read_lexicon_file(
     path = Path(path)
     name = list_name if list_name is not None else path.stem
     entries: list[LexiconEntry] = []
-    with open(path, encoding="utf-8") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\n").rstrip("\r")
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            raw_term, _, label = line.partition("\t")
-            term, case_sensitive = _parse_term(raw_term.strip())
-            label = label.strip()
-            if not term.strip():
-                raise LexiconFormatError(f"{path}:{lineno}: empty term")
-            if label:
-                try:
-                    category, subtype = split_label(label)
-                except ValueError as err:
-                    raise LexiconFormatError(f"{path}:{lineno}: {err}") from None
-            elif default_category is None:
-                raise LexiconFormatError(
-                    f"{path}:{lineno}: deny-list line has no category label (expected: term<TAB>CATEGORY[/SUBTYPE])"
-                )
-            else:
-                category, subtype = default_category, None
-            for form in spelling_variants(term) if variants else (term,):
-                entries.append(LexiconEntry(form, category, subtype, case_sensitive, list_name=name, score=score))
+    for lineno, raw in list_lines(path):
+        line = raw.rstrip("\n").rstrip("\r")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        raw_term, _, label = line.partition("\t")
+        term, case_sensitive = _parse_term(raw_term.strip())
+        label = label.strip()
+        if not term.strip():
+            raise LexiconFormatError(f"{path}:{lineno}: empty term")
+        if label:
+            try:
+                category, subtype = split_label(label)
+            except ValueError as err:
+                raise LexiconFormatError(f"{path}:{lineno}: {err}") from None
+        elif default_category is None:
+            raise LexiconFormatError(
+                f"{path}:{lineno}: deny-list line has no category label (expected: term<TAB>CATEGORY[/SUBTYPE])"
+            )
+        else:
+            category, subtype = default_category, None
+        for form in spelling_variants(term) if variants else (term,):
+            entries.append(LexiconEntry(form, category, subtype, case_sensitive, list_name=name, score=score))
     return entries
 
 

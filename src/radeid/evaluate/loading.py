@@ -74,6 +74,10 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise EvaluationInputError(f"{path} line {lineno}: malformed JSON: {exc.msg}") from None
+            except (ValueError, RecursionError):  # an integer of too many digits, or nesting too deep
+                raise EvaluationInputError(
+                    f"{path} line {lineno}: a number too long to read, or JSON nested too deeply"
+                ) from None
 
 
 def is_spans_jsonl(path: str | os.PathLike[str], text_col: str = "text") -> bool:

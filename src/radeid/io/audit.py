@@ -303,6 +303,8 @@ def _record(raw: bytes, file: Path, lineno: int) -> AuditRecord:
         raise AuditError(f"{file} line {lineno}: malformed JSON at column {exc.pos + 1}") from None
     except RecursionError:
         raise AuditError(f"{file} line {lineno}: malformed JSON (nested too deeply)") from None
+    except ValueError:  # an integer over Python's digit limit (issue 27)
+        raise AuditError(f"{file} line {lineno}: a number too long to read") from None
     if not isinstance(data, dict):
         raise AuditError(f"{file} line {lineno}: not a JSON object")
     try:

@@ -22,7 +22,7 @@ from typing import IO, Any
 from radeid.core import metakeys
 from radeid.core.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
-from radeid.io.errors import FormatError, ReadIssue
+from radeid.io.errors import ColumnError, FormatError, ReadIssue
 from radeid.io.formats import InputFormat, is_gzip
 from radeid.io.records import (
     STREAM_ERRORS,
@@ -93,27 +93,19 @@ def _csv_layout(path: Path, options: ReadOptions) -> _CsvLayout | None:
         return None
     if any(bad_unicode(h) is not None for h in header):
         raise FormatError(f"{path}: the header row is not valid {options.encoding}")
-    stripped = [h.strip() for h in header]
-
-    def find(name: str) -> int | None:
-        for names in (header, stripped):
-            if name in names:
-                return names.index(name)
-        return None
-
-    where = f"the header of {path}"
+    find = _column_finder(path, header)
     index: dict[str, int] = {}
     for what, name, option in (
         ("id", options.id_col, "id_col / --id-col"),
         ("text", options.text_col, "text_col / --text-col"),
     ):
         if (i := find(name)) is None:
-            raise column_error(what, name, header, where, option)
+            raise _column_error(path, what, name, header, option)
         index[name] = i
     patient_col = options.patient_col
     if patient_col is not None:
         if (i := find(patient_col)) is None:
-            raise column_error("patient", patient_col, header, where, "patient_col / --patient-col")
+            raise _column_error(path, "patient", patient_col, header, "patient_col / --patient-col")
         index[patient_col] = i
     elif (i := find("patient_id")) is not None:
         patient_col = "patient_id"
@@ -122,8 +114,36 @@ def _csv_layout(path: Path, options: ReadOptions) -> _CsvLayout | None:
         if (i := find(name)) is not None:
             index[name] = i
         elif options.require_kept:
-            raise column_error("kept", name, header, where, "keep_columns / --keep-column")
+            raise _column_error(path, "kept", name, header, "keep_columns / --keep-column")
     return _CsvLayout(header, index, patient_col)
+
+
+def _column_error(path: Path, what: str, name: str, header: list[str], option: str) -> ColumnError:
+    # By position: a file without a header row has a record where the header should be (issue 27).
+    return column_error(what, name, header, f"the header of {path}", option, by_position=True)
+
+
+def _column_finder(path: Path, header: list[str]) -> Callable[[str], int | None]:
+    """`find(name)`: the index of the column named `name` (as written, else with the spaces around
+    it stripped), None when there is none. A chosen name found twice is a `FormatError`: which of
+    the two is the report cannot be guessed, and taking the first silently could leave the other
+    (a second text column, say) un-de-identified."""
+    stripped = [h.strip() for h in header]
+
+    def find(name: str) -> int | None:
+        for names in (header, stripped):
+            where = [i for i, n in enumerate(names) if n == name]
+            if len(where) > 1:
+                columns = ", ".join(str(i + 1) for i in where)
+                raise FormatError(
+                    f"column {name!r} appears {len(where)} times in the header of {path} (columns {columns}); "
+                    "column names must be unique: rename all but one"
+                )
+            if where:
+                return where[0]
+        return None
+
+    return find
 
 
 def read_csv(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:

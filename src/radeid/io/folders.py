@@ -30,7 +30,7 @@ from radeid.io.gold import OutputTag, ParsedGold, brat_ann, i2b2_xml, parse_brat
 from radeid.io.records import ReadOptions, decode_error_reason, line_of, problem_issues, with_gold
 from radeid.io.registry import Estimator, FormatHandler, WriterFactory
 
-__all__ = ["BRAT", "I2B2", "TXT", "FolderWriter", "read_brat", "read_i2b2", "read_txt"]
+__all__ = ["BRAT", "I2B2", "TXT", "FolderWriter", "read_brat", "read_i2b2", "read_txt", "refuse_undecodable_names"]
 
 #: Folders are counted for a progress bar for at most this long.
 ESTIMATE_SECONDS = 1.0
@@ -51,6 +51,41 @@ def _folder_files(root: Path, suffix: str) -> Iterator[Path | OSError]:
         if file.suffix.lower() == suffix:
             yield file
     yield from errors
+
+
+def _escaped(path: Path) -> str:
+    """A path as text that can be printed and written anywhere: undecodable bytes as `\\xe9`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _utf8_name(path: Path) -> bool:
+    name = str(path)
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def refuse_undecodable_names(path: Path, suffixes: frozenset[str]) -> None:
+    """Refuse, before any work, an input whose document file names are not valid UTF-8.
+
+    A document's id is its file name, and the id goes to the audit, the vault and the output's
+    file names, all UTF-8: such a name used to crash the run at its very end, after all the work,
+    and again on every resume (issue 27). The user renames the file (e.g. with `convmv`); the
+    message names it with its undecodable bytes escaped, and counts the others."""
+    if path.is_dir():
+        bad = [f for f in walk_files(path) if f.suffix.lower() in suffixes and not _utf8_name(f.relative_to(path))]
+    else:
+        bad = [path] if not _utf8_name(Path(path.name)) else []
+    if bad:
+        more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
+        raise FormatError(
+            f"file name is not valid UTF-8: {_escaped(bad[0])}{more}; a document's id is its file name, and "
+            "ids are written as UTF-8 (audit, vault, output names): rename the file (e.g. with convmv)"
+        )
 
 
 def _walk_issue(exc: OSError) -> ReadIssue:
@@ -80,6 +115,7 @@ def _text_document(file: Path, root: Path | None, options: ReadOptions) -> Docum
 
 
 def read_txt(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:
+    refuse_undecodable_names(path, _FOLDER_SUFFIXES[InputFormat.TXT])
     root = path if path.is_dir() else None
     files: Iterator[Path | OSError] = _folder_files(path, ".txt") if root else iter([path])
     return _iter_txt(files, root, options)
@@ -93,6 +129,7 @@ def _iter_txt(
 
 
 def read_i2b2(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:
+    refuse_undecodable_names(path, _FOLDER_SUFFIXES[InputFormat.I2B2])
     root = path if path.is_dir() else None
     files: Iterator[Path | OSError] = _folder_files(path, ".xml") if root else iter([path])
     return _iter_i2b2(files, root, options, mapping)
@@ -136,6 +173,7 @@ def _xml_line(exc: ValueError) -> int | None:
 
 
 def read_brat(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:
+    refuse_undecodable_names(path, _FOLDER_SUFFIXES[InputFormat.BRAT])
     if path.is_dir():
         return _iter_brat(_brat_pairs(path), path, options, mapping)
     if path.suffix.lower() not in (".txt", ".ann"):

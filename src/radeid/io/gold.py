@@ -312,6 +312,7 @@ def parse_i2b2(data: bytes, mapping: Mapping[str, str] | None = None) -> tuple[s
 # --------------------------------------------------------------------------------------- BRAT
 
 _BRAT_OFFSETS = re.compile(r"^\d+ \d+(;\d+ \d+)*$")
+_BRAT_ID = re.compile(r"T\d{1,9}")
 
 
 def parse_brat_ann(ann: str, text: str, mapping: Mapping[str, str] | None = None) -> ParsedGold:
@@ -326,7 +327,9 @@ def parse_brat_ann(ann: str, text: str, mapping: Mapping[str, str] | None = None
         if not line.startswith("T"):
             continue
         fields = line.split("\t", 2)
-        ann_id = fields[0]
+        # Only a well-formed id ('T12') is named: a malformed line may hold report text anywhere,
+        # so messages carry the file and line (and never the label, which may be a name).
+        ann_id = fields[0] if _BRAT_ID.fullmatch(fields[0]) else "annotation"
         if len(fields) < 2 or " " not in fields[1]:
             gold.problems.append((lineno, f"{ann_id}: malformed annotation line; skipped"))
             continue
@@ -337,8 +340,8 @@ def parse_brat_ann(ann: str, text: str, mapping: Mapping[str, str] | None = None
             continue
         try:
             resolved = resolve_label(label, mapping)
-        except UnknownLabel as exc:
-            gold.problems.append((lineno, f"{ann_id}: {exc}; skipped"))
+        except UnknownLabel:
+            gold.problems.append((lineno, f"{ann_id}: unknown label (not shown; see --label-map); skipped"))
             continue
         fragments = [(int(a), int(b)) for a, b in (frag.split(" ") for frag in offsets.split(";"))]
         if bad := next((b for s, e in fragments if (b := _check_bounds(s, e, len(text)))), None):

@@ -9,6 +9,7 @@ that no record has is a `ColumnError` too, listing the fields the first records 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -63,6 +64,59 @@ def _parse(raw: bytes, encoding: str) -> tuple[Any, str | None]:
         return None, f"malformed JSON: {exc.msg.removesuffix(' at')} at column {exc.pos + 1}"
     except RecursionError:
         return None, "malformed JSON: nested too deeply"
+    except ValueError:
+        # Only an integer over `sys.get_int_max_str_digits()` digits gets here (issue 27): one
+        # record's error, like any malformed line, never the whole run's.
+        return None, _huge_int_reason(line)
+
+
+class _HugeInt:
+    """What `_lenient_loads` puts where an integer has too many digits to convert."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _lenient_int(literal: str) -> int | _HugeInt:
+    digits = len(literal.lstrip("-"))
+    return _HugeInt(digits) if digits > sys.get_int_max_str_digits() > 0 else int(literal)
+
+
+def _lenient_loads(line: str) -> Any:
+    """`json.loads`, with a `_HugeInt` in place of each integer too long to convert (error paths only)."""
+    return json.loads(line, parse_int=_lenient_int)
+
+
+def _huge_int_reason(line: str) -> str:
+    """Which top-level field holds the too-long integer, and how long it is; never the value."""
+    limit = sys.get_int_max_str_digits()
+    try:
+        obj = _lenient_loads(line)
+    except (ValueError, RecursionError):
+        obj = None
+    where = "a number"
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if (digits := _huge_digits(value)) is not None:
+                where = f"field {key!r} holds an integer of {digits:,} digits"
+                break
+    return f"{where}, more than the {limit:,} digits Python reads"
+
+
+def _huge_digits(value: Any) -> int | None:
+    """The digits of the first `_HugeInt` in `value` (searched depth first), None without one."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _HugeInt):
+            return item.digits
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return None
 
 
 def _jsonl_objects(path: Path, encoding: str) -> Iterator[tuple[int, bytes, Any, str | None]]:
@@ -77,10 +131,10 @@ def _jsonl_objects(path: Path, encoding: str) -> Iterator[tuple[int, bytes, Any,
 def _salvage_id(raw: bytes, encoding: str, id_col: str) -> str | None:
     """The id of a line that failed to decode, to name it in the issue (best effort)."""
     try:
-        obj = json.loads(raw.decode(encoding, errors="replace"))
-    except (json.JSONDecodeError, RecursionError):
+        obj = _lenient_loads(raw.decode(encoding, errors="replace"))
+    except (ValueError, RecursionError):
         return None
-    if isinstance(obj, dict):
+    if isinstance(obj, dict) and not isinstance(obj.get(id_col), _HugeInt):
         doc_id, _ = coerce_id(obj.get(id_col), id_col)
         return doc_id
     return None

@@ -209,11 +209,24 @@ def cheap_to_scan(path: Path, max_bytes: int) -> bool:
         return False
 
 
-def column_error(what: str, name: str, available: list[str], where: str, option: str) -> ColumnError:
-    """`{what} column {name!r} not found in {where}`, with the names there and a likely match."""
+def column_error(
+    what: str, name: str, available: list[str], where: str, option: str, *, by_position: bool = False
+) -> ColumnError:
+    """`{what} column {name!r} not found in {where}`, with the names there and a likely match.
+
+    `by_position=True` (a CSV header) names the columns by number only: a file without a header
+    row has a record where the header should be, and its cells must never reach a message."""
     close = get_close_matches(name, available, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    names = ", ".join(repr(a) for a in available) or "none"
+    if by_position:
+        hint = f" (did you mean column {available.index(close[0]) + 1}?)" if close else ""
+        count = len(available)
+        names = (
+            f"{count} column{'s' if count != 1 else ''}, not shown by name "
+            "(without a header row they would be a record's text)"
+        )
+    else:
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        names = ", ".join(repr(a) for a in available) or "none"
     return ColumnError(
         f"{what} column {name!r} not found in {where}{hint}; available columns: {names}; choose it with {option}"
     )

@@ -139,6 +139,8 @@ def read_pattern_file(path: Path, top_keys: Collection[str], what: str) -> dict[
             data: dict[str, Any] = tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"cannot read {what} {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # tomllib decodes the whole file first
+        raise ValueError(f"cannot read {what} {path}: not valid UTF-8 (byte {exc.start + 1})") from None
     unknown = set(data) - set(top_keys)
     if unknown:
         raise ValueError(f"{path}: unknown top-level keys {sorted(unknown)}; expected {sorted(top_keys)}")

@@ -22,7 +22,7 @@ from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import open_writer, write_spans_jsonl
 from radeid.pipeline.deidentifier import Deidentifier
-from radeid.secure.vault import VaultMissingError, VaultRow, reidentify_text
+from radeid.secure.vault import VaultMismatchError, VaultMissingError, VaultRow, reidentify_text, text_digest
 
 OnError = Literal["fail", "skip"]
 
@@ -185,6 +185,21 @@ def detect_path(
     return summary
 
 
+def _restored(doc: Document, rows: Sequence[VaultRow], digests: Mapping[str, str] | None) -> str:
+    """The original text of one document; `VaultMismatchError` naming the document (never its
+    text) when its text is not the one the vault recorded: its digest (format 4) or a surrogate's place."""
+    where = ReadIssue.at(doc.id, doc.metadata, "").describe().removesuffix(": ")
+    if digests is not None and digests.get(doc.id) != text_digest(doc.text):
+        raise VaultMismatchError(
+            f"{where}: the de-identified text of document {doc.id!r} is not the text the vault recorded "
+            "(its SHA-256 differs): it was edited after de-identification; nothing was written"
+        )
+    try:
+        return reidentify_text(doc.text, rows)
+    except VaultMismatchError as exc:
+        raise VaultMismatchError(f"{where}: document {doc.id!r}: {exc}; nothing was written") from None
+
+
 def reidentify_path(
     vault_rows: Mapping[str, Sequence[VaultRow]],
     input_path: Path,
@@ -194,11 +209,14 @@ def reidentify_path(
     options: ReadOptions | None = None,
     on_batch: Callable[[int], None] | None = None,
     original_ids: Mapping[str, str] | None = None,
+    digests: Mapping[str, str] | None = None,
 ) -> RunSummary:
     """Restore originals: each de-identified document plus its vault rows gives the original text,
     and, for a run that pseudonymized ids, `original_ids` (pseudonym -> id, from the vault) the id.
+    With `digests` (doc id -> SHA-256 of its de-identified text, from a vault of format 4), a text
+    that is not the one the vault recorded is refused, even where every surrogate is still in place.
 
-    Any bad record or a document whose text no longer matches its vault rows stops the run, and
+    Any bad record or a document whose text no longer matches its vault stops the run, and
     nothing is written: a partial re-identification is never mistaken for a complete one.
     """
     options = options or ReadOptions()
@@ -217,7 +235,7 @@ def reidentify_path(
                         f"{where.describe().removesuffix(': ')}: this document is not in the vault; is it the "
                         "vault of another run? Nothing was written"
                     )
-                original = reidentify_text(doc.text, rows)
+                original = _restored(doc, rows, digests)
                 own_id = (original_ids or {}).get(doc.id)
                 restored_doc = dataclasses.replace(doc, id=own_id) if own_id else doc
                 writer.write(Result(document=restored_doc, text=original, replacements=()))

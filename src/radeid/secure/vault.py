@@ -14,7 +14,8 @@ File layout (Parquet, format 2). Three kinds of row, told apart by `seq`:
   document missing from the vault, or a vault of another run, is detected: `doc_id` and
   `patient_id` encrypted, `original` = the encrypted number of replacement rows of the document,
   `original_id` = the encrypted id the document had before `pseudonymize_ids` wrote a pseudonym
-  as its `doc_id` ("" when the id was not pseudonymized; format 3);
+  as its `doc_id` ("" when the id was not pseudonymized; format 3), `text_digest` = the encrypted
+  SHA-256 (hex) of the document's de-identified text (format 4);
 * replacement rows (`seq = 0..n-1`), in text order: `start, end` (offsets in the original),
   `out_start, out_end` (in the de-identified text), `category`, `subtype`, `surrogate` (plain: it
   is already in the output) and `original` = AES-GCM(original text of the span);
@@ -24,6 +25,7 @@ File layout (Parquet, format 2). Three kinds of row, told apart by `seq`:
     doc_id      binary   AES-GCM(doc id, as written to the output) on the document row, else null
     patient_id  binary   AES-GCM(patient id) on the document row, else null
     original_id binary   AES-GCM(the id before pseudonymization, or "") on the document row, else null
+    text_digest binary   AES-GCM(SHA-256 hex of the de-identified text) on the document row, else null
     seq, start, end, out_start, out_end  int32;  category, subtype, surrogate  string
     original    binary   see above
 
@@ -39,11 +41,18 @@ edited, swapped, added or deleted, a document dropped or the file truncated all 
 encrypted under the key) makes a wrong key fail fast with `WrongKeyError`, before any row is
 touched. Offsets and categories are plain: they reveal the lengths of the originals, not their
 content.
+
+The text digest binds the vault to the de-identified text as a whole (issue 27): without it, only
+the surrogates' own positions were checked, so an edit between surrogates that kept the length was
+"restored" into a text that was never the original. `reidentify_path` refuses a text whose digest
+differs. Vaults of formats 2 and 3 (no digest) stay readable; `VaultContents.binds_text` is False
+for them, and `radeid reidentify` says that such an edit cannot be detected.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import hmac
 import json
 import os
@@ -70,6 +79,7 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
 __all__ = [
+    "VaultContents",
     "VaultError",
     "VaultMismatchError",
     "VaultMissingError",
@@ -77,13 +87,16 @@ __all__ = [
     "VaultWriter",
     "WrongKeyError",
     "read_vault",
+    "read_vault_contents",
     "read_vault_ids",
     "reidentify",
     "reidentify_text",
+    "text_digest",
 ]
 
-FORMAT_VERSION = "3"
-_READABLE = (b"2", b"3")  # format 2 had no original_id column: its ids were never pseudonymized
+FORMAT_VERSION = "4"
+# format 2 had no original_id column (its ids were never pseudonymized); 2 and 3 no text_digest
+_READABLE = (b"2", b"3", b"4")
 _AAD = b"radeid-vault-v2"
 _DOC_SEQ, _TRAILER_SEQ = -1, -2
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -94,7 +107,7 @@ _CHECK_PLAIN = b"radeid vault key check"
 #: Column names of a vault, in order (`_schema` gives their Parquet types).
 _COLUMNS = (
     "doc_tag", "doc_id", "patient_id", "original_id", "seq", "start", "end", "out_start", "out_end",
-    "category", "subtype", "original", "surrogate",
+    "category", "subtype", "original", "surrogate", "text_digest",
 )  # fmt: skip
 
 
@@ -120,6 +133,7 @@ def _schema() -> pa.Schema:
             ("subtype", pa.string()),
             ("original", pa.binary()),
             ("surrogate", pa.string()),
+            ("text_digest", pa.binary()),
         ]
     )
     assert tuple(schema.names) == _COLUMNS
@@ -140,6 +154,11 @@ class VaultMismatchError(VaultError):
 
 class VaultMissingError(VaultError):
     """A document is not in the vault, or the vault holds documents the input does not."""
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 (hex) of a de-identified text, as the vault records it (stored encrypted)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,8 +288,9 @@ class VaultWriter:
         count = len(result.replacements)
         original_id = str(doc.metadata.get(metakeys.ORIGINAL_ID) or "")
         self._append(
-            tag, _DOC_SEQ, None, None, None, None, None, None, None, str(count), doc.id, doc.patient_id, original_id
-        )
+            tag, _DOC_SEQ, None, None, None, None, None, None, None, str(count), doc.id, doc.patient_id, original_id,
+            text_digest(result.text),
+        )  # fmt: skip
         for seq, (rep, (out_start, out_end)) in enumerate(
             zip(result.replacements, result.output_offsets(), strict=True)
         ):
@@ -301,6 +321,7 @@ class VaultWriter:
         doc_id: str | None,
         patient_id: str | None,
         original_id: str | None = None,
+        digest: str | None = None,
     ) -> None:
         row = _plain_row(tag, seq, start, end, out_start, out_end, category, subtype, surrogate)
         cols = self._columns
@@ -318,6 +339,7 @@ class VaultWriter:
         cols["subtype"].append(subtype)
         cols["original"].append(self._keys.seal(original, "original", row))
         cols["surrogate"].append(surrogate)
+        cols["text_digest"].append(seal(digest, "text_digest", row) if digest is not None else None)
 
     def _flush(self) -> None:
         if self._writer is None or not self._columns["seq"]:
@@ -414,10 +436,29 @@ def read_vault_ids(
 ) -> tuple[dict[str, list[VaultRow]], dict[str, str]]:
     """`read_vault`, plus doc id -> the document's original id for every document whose id the
     run pseudonymized (`pseudonymize_ids`): what `radeid reidentify` needs to restore the ids."""
+    contents = read_vault_contents(path, key, doc_ids)
+    return contents.rows, contents.original_ids
+
+
+@dataclass(frozen=True)
+class VaultContents:
+    """A vault opened: rows by doc id, original ids (pseudonymized runs), and the SHA-256 of each
+    document's de-identified text (`digests`; empty when `binds_text` is False: formats 2 and 3)."""
+
+    rows: dict[str, list[VaultRow]]
+    original_ids: dict[str, str]
+    digests: dict[str, str]
+    binds_text: bool
+
+
+def read_vault_contents(path: str | Path, key: bytes, doc_ids: Iterable[str] | None = None) -> VaultContents:
+    """Everything `radeid reidentify` needs from a vault (see `VaultContents`); errors as `read_vault`."""
     path = Path(path)
     keys, parquet = _open_keys(path, key)
-    has_original_ids = "original_id" in parquet.schema_arrow.names
+    columns = parquet.schema_arrow.names
+    has_original_ids, binds_text = "original_id" in columns, "text_digest" in columns
     original_ids: dict[str, str] = {}
+    digests: dict[str, str] = {}
     wanted = {keys.tag(d) for d in doc_ids} if doc_ids is not None else None
     altered = VaultError(f"vault {path}: rows were altered, moved, added or removed; nothing returned")
     heads: dict[str, tuple[str, str | None, int]] = {}  # doc tag -> (doc id, patient id, row count)
@@ -447,9 +488,11 @@ def read_vault_ids(
                 if seq == _DOC_SEQ:
                     if tag in heads or cols["doc_id"][i] is None:
                         raise altered
-                    heads[tag], before = _document_row(keys, cols, i, row, has_original_ids)
+                    heads[tag], before, digest = _document_row(keys, cols, i, row, (has_original_ids, binds_text))
                     if before:
                         original_ids[heads[tag][0]] = before
+                    if digest is not None:
+                        digests[heads[tag][0]] = digest
                     continue
                 values: dict[str, Any] = dict(zip(names, row[2:], strict=True))
                 rows.setdefault(tag, []).append(
@@ -459,13 +502,15 @@ def read_vault_ids(
         raise altered from None
     if trailer != f"{docs},{total}":
         raise altered  # a document or rows were dropped, or the file was cut short
-    return _by_document(keys, heads, rows, altered), original_ids
+    return VaultContents(_by_document(keys, heads, rows, altered), original_ids, digests, binds_text)
 
 
 def _document_row(
-    keys: _Keys, cols: dict[str, list[Any]], i: int, row: tuple[object, ...], has_original_ids: bool
-) -> tuple[tuple[str, str | None, int], str]:
-    """A document row opened: (doc id, patient id, row count), and its original id ("" when not pseudonymized)."""
+    keys: _Keys, cols: dict[str, list[Any]], i: int, row: tuple[object, ...], has: tuple[bool, bool]
+) -> tuple[tuple[str, str | None, int], str, str | None]:
+    """A document row opened: (doc id, patient id, row count), its original id ("" when not
+    pseudonymized) and its text digest (None before format 4). `has`: (original ids, digests)."""
+    has_original_ids, has_digests = has
     pid_blob = cols["patient_id"][i]
     doc_id = keys.open(cols["doc_id"][i], "doc_id", row)
     head = (
@@ -476,7 +521,8 @@ def _document_row(
     before = ""
     if has_original_ids:  # format 3: on every document row, "" when not pseudonymized
         before = keys.open(cols["original_id"][i], "original_id", row)
-    return head, before
+    digest = keys.open(cols["text_digest"][i], "text_digest", row) if has_digests else None
+    return head, before, digest
 
 
 def _by_document(

@@ -12,12 +12,15 @@ Privacy: no document text is ever logged or put in an error body. Validation err
 and message only (FastAPI's default handler echoes the input); failures inside the pipeline answer
 500 with the exception type only; the request log line (method, path, status, documents, time) is
 radeid's own, uvicorn's access log is off. Request bodies are limited in size before they are parsed
-(413), and in documents per request (422). With a token, every `/v1` request must carry
+(413), in documents per request (422), and in time (408 when a body has not arrived within the read
+timeout; a request head gets as long, see `radeid.server.timeouts`). Text that is not valid Unicode
+(a lone `\\ud800` escape) is a 422 at validation. With a token, every `/v1` request must carry
 `Authorization: Bearer <token>` (401 otherwise), checked before the body is read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import hmac
@@ -32,21 +35,31 @@ from fastapi import FastAPI, HTTPException, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from radeid import __version__
 from radeid.config.config import Config, ConfigError
 from radeid.core.categories import Category
 from radeid.core.document import Document, Result
 from radeid.io.audit import audit_rows
+from radeid.io.records import bad_unicode
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import canonical
 from radeid.replace.base import REPLACERS
 
-__all__ = ["DEFAULT_MAX_DOCUMENTS", "DEFAULT_MAX_REQUEST_BYTES", "config_digest", "create_app"]
+__all__ = [
+    "DEFAULT_MAX_DOCUMENTS",
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "DEFAULT_READ_TIMEOUT",
+    "config_digest",
+    "create_app",
+]
 
 DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_DOCUMENTS = 256
+#: Seconds a client has to send a request body (408 after), and a request head (the connection is
+#: closed after; see `radeid.server.timeouts`).
+DEFAULT_READ_TIMEOUT = 30.0
 
 log = logging.getLogger("radeid.server.app")
 
@@ -70,6 +83,15 @@ class DocumentIn(BaseModel):
     patient_id: str | None = Field(
         default=None, description="Keeps surrogates (names, date shifts) consistent across a patient's documents."
     )
+
+    @field_validator("id", "text", "patient_id")
+    @classmethod
+    def _valid_unicode(cls, value: str | None) -> str | None:
+        """A lone `\\ud800` escape parses as JSON but can never be written back as UTF-8: refused
+        here (422, the position only), not after the run as an answer that cannot be sent (issue 27)."""
+        if value is not None and (at := bad_unicode(value)) is not None:
+            raise ValueError(f"not valid Unicode: an unpaired surrogate at character {at}")
+        return value
 
 
 class DeidentifyRequest(BaseModel):
@@ -218,11 +240,15 @@ async def _send_json(
 
 
 class _Guard:
-    """ASGI middleware, outermost: the token (before the body is read), the body size limit (from
-    Content-Length and while reading), and one log line per request without any text."""
+    """ASGI middleware around the routes: the token (before the body is read), the body size limit
+    (from Content-Length and while reading), the body read timeout (408: a client that stops
+    sending holds nothing for long), one log line per request without any text, and a JSON 500
+    naming the exception type only for anything the routes did not expect."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, token: str | None) -> None:
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, token: str | None, read_timeout: float = DEFAULT_READ_TIMEOUT
+    ) -> None:
+        self.app, self.max_bytes, self.read_timeout = app, max_bytes, read_timeout
         self.token = token.encode("utf-8") if token is not None else None
 
     def _authorized(self, headers: dict[bytes, bytes]) -> bool:
@@ -245,6 +271,11 @@ class _Guard:
 
         try:
             await self._guarded(scope, receive, logged_send, path)
+        except Exception as exc:  # the type only: a message may quote text
+            log.error("%s %s failed: %s", scope.get("method", ""), path, type(exc).__name__)
+            if status[0] == 0:
+                detail = f"internal error ({type(exc).__name__}); see the server log"
+                await _send_json(logged_send, 500, {"detail": detail})
         finally:
             ms = 1000 * (time.monotonic() - started)
             log.info("%s %s %d %.1f ms", scope.get("method", ""), path, status[0], ms)
@@ -255,7 +286,6 @@ class _Guard:
             detail = "missing or wrong bearer token (Authorization: Bearer <token>)"
             await _send_json(send, 401, {"detail": detail}, [(b"www-authenticate", b"Bearer")])
             return
-        too_large = {"detail": f"request body over the limit of {self.max_bytes} bytes"}
         length = headers.get(b"content-length")
         if length is not None:
             try:
@@ -264,22 +294,12 @@ class _Guard:
                 await _send_json(send, 400, {"detail": "invalid Content-Length"})
                 return
             if declared > self.max_bytes:
-                await _send_json(send, 413, too_large)
+                await _send_json(send, 413, self._too_large())
                 return
-        # Read the whole body (bounded), then hand it on: nothing is parsed past the limit.
-        chunks, size, more = [], 0, scope.get("method") not in ("GET", "HEAD")
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await _send_json(send, 413, too_large)
-                return
-            chunks.append(chunk)
-            more = bool(message.get("more_body", False))
-        body, sent = b"".join(chunks), [False]
+        body = await self._body(scope, receive, send)
+        if body is None:
+            return
+        sent = [False]
 
         async def replay() -> Message:
             if not sent[0]:
@@ -288,6 +308,32 @@ class _Guard:
             return await receive()
 
         await self.app(scope, replay, send)
+
+    def _too_large(self) -> dict[str, str]:
+        return {"detail": f"request body over the limit of {self.max_bytes} bytes"}
+
+    async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, bounded in size and in time (nothing is parsed past the limit); None
+        when the answer (413, 408) is sent already, or the client left."""
+        chunks, size, more = [], 0, scope.get("method") not in ("GET", "HEAD")
+        deadline = time.monotonic() + self.read_timeout
+        while more:
+            try:
+                message = await asyncio.wait_for(receive(), max(deadline - time.monotonic(), 0.0))
+            except asyncio.TimeoutError:
+                detail = f"the request body did not arrive within {self.read_timeout:g} s"
+                await _send_json(send, 408, {"detail": detail}, [(b"connection", b"close")])
+                return None
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _send_json(send, 413, self._too_large())
+                return None
+            chunks.append(chunk)
+            more = bool(message.get("more_body", False))
+        return b"".join(chunks)
 
 
 #: Names a validation error may show in its location; any other key of the client's JSON is shown as "?".
@@ -370,9 +416,11 @@ def create_app(
     token: str | None = None,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
 ) -> FastAPI:
-    """The ASGI app: a FastAPI app behind radeid's guard (token, size limit, log). The pipeline is
-    built here, once; a `ConfigError` means the config (or a keyed mode without a key) cannot run."""
+    """The ASGI app: a FastAPI app behind radeid's guard (token, size limit, body read timeout,
+    log). The pipeline is built here, once; a `ConfigError` means the config (or a keyed mode
+    without a key) cannot run."""
     if token is not None and not token.strip():
         raise ConfigError("the bearer token is empty")
     pipelines = _Pipelines(config, key)
@@ -386,7 +434,7 @@ def create_app(
     api.add_exception_handler(RequestValidationError, _validation_error)
     info = _info(config, key, token, max_request_bytes, max_documents)
     _add_routes(api, pipelines, info, config.pipeline.batch_size, max_documents)
-    api.add_middleware(_Guard, max_bytes=max_request_bytes, token=token)
+    api.add_middleware(_Guard, max_bytes=max_request_bytes, token=token, read_timeout=read_timeout)
     return api
 
 
@@ -412,6 +460,7 @@ def _add_routes(api: FastAPI, pipelines: _Pipelines, info: Info, batch_size: int
     """The four endpoints (health, info, deidentify, detect), in the order the schema lists them."""
     errors: dict[int | str, dict[str, Any]] = {
         401: {"model": ErrorBody, "description": "Missing or wrong bearer token."},
+        408: {"model": ErrorBody, "description": "Request body not received within the read timeout."},
         413: {"model": ErrorBody, "description": "Request body over the size limit."},
         422: {"model": ValidationErrorBody, "description": "Invalid request (no input is echoed)."},
     }
