@@ -68,18 +68,25 @@ class Folded:
     """Folded text and, per folded character, the `[start, end)` of the original it came from.
 
     `ordered` is False when a directional override was put in display order: the original stretch
-    of a span is then the smallest one covering all its characters.
+    of a span is then the smallest one covering all its characters, and a span that covers all of
+    an override's text takes the override and its closing PDF too (`overrides`: their offsets), so
+    the replacement is not displayed reversed.
     """
 
     text: str
     starts: tuple[int, ...]
     ends: tuple[int, ...]
     ordered: bool = True
+    overrides: tuple[tuple[int, int], ...] = ()
 
     def map_span(self, span: Span) -> Span:
         if self.ordered:
             return span.with_(start=self.starts[span.start], end=self.ends[span.end - 1])
-        return span.with_(start=min(self.starts[span.start : span.end]), end=max(self.ends[span.start : span.end]))
+        start, end = min(self.starts[span.start : span.end]), max(self.ends[span.start : span.end])
+        for opener, closer in self.overrides:
+            if start == opener + 1 and end == closer:
+                start, end = opener, closer + 1
+        return span.with_(start=start, end=end)
 
 
 @dataclass(frozen=True)
@@ -153,9 +160,8 @@ def _tables() -> _Tables:
         char = chr(code)
         if unicodedata.category(char) == "Cf":
             invisible.add(char)
-        elif code > 0xFF and unicodedata.normalize("NFKC", char) != char:
-            # a compatibility form: circled, mathematical, letter-like ... (Latin-1's º and ª stay as written)
-            compat.add(char)
+        elif code > 0xFF and (unicodedata.normalize("NFKC", char) != char or unicodedata.digit(char, None) is not None):
+            compat.add(char)  # a compatibility form or digit: circled, mathematical ... (not Latin-1's º and ª)
     table = _confusables_table()
     prototypes = _confusable_prototypes(table)
     letters = _keep_case(prototypes)
@@ -174,9 +180,13 @@ def _fold_cluster(cluster: str) -> str:
     if digit is not None and len(cluster) == 1:
         return str(digit)
     try:
-        return unicodedata.normalize("NFKC", cluster)
+        folded = unicodedata.normalize("NFKC", cluster)
     except (ValueError, UnicodeError):  # pragma: no cover - lone surrogates and the like stay
         return cluster
+    if folded == cluster and len(cluster) == 1 and not first.isascii():
+        digit = unicodedata.digit(first, None)  # a digit NFKC keeps: negative circled ❶, dingbat ➀
+        return folded if digit is None else str(digit)
+    return folded
 
 
 def _cluster_end(text: str, i: int, invisible: frozenset[str]) -> int:
@@ -198,23 +208,26 @@ class _Bidi:
 
     def __init__(self) -> None:
         self.level = 0
-        self.stack: list[tuple[str, int]] = []
+        self.stack: list[tuple[str, int, int]] = []
         self.seen = False
+        self.closed: list[tuple[int, int]] = []  # (override, its PDF) offsets
 
-    def control(self, char: str) -> bool:
-        """Track `char` if it is a directional control or a paragraph end; True for a control."""
+    def control(self, char: str, pos: int) -> bool:
+        """Track `char` (at `pos`) if it is a directional control or a paragraph end; True for a control."""
         if char in (_LRO, _RLO):
-            self.stack.append((char, self.level))
+            self.stack.append((char, self.level, pos))
             odd = char == _RLO
             self.level = self.level + 1 + ((self.level + 1) % 2 != odd)
             self.seen = True
         elif char in _EMBEDDINGS or char in _ISOLATES:
-            self.stack.append((char, self.level))
+            self.stack.append((char, self.level, pos))
         elif char == _PDF and self.stack and self.stack[-1][0] not in _ISOLATES:
-            self.level = self.stack.pop()[1]
+            opener, self.level, start = self.stack.pop()
+            if opener in (_LRO, _RLO):
+                self.closed.append((start, pos))
         elif char == _PDI:
             while self.stack:
-                opener, self.level = self.stack.pop()
+                opener, self.level, _ = self.stack.pop()
                 if opener in _ISOLATES:
                     break
         elif char in _PARAGRAPH_ENDS:
@@ -242,8 +255,8 @@ def _display_order(levels: list[int]) -> list[int]:
     return order
 
 
-def _fold_text(text: str, tables: _Tables) -> tuple[list[str], list[int], list[int], list[int] | None]:
-    """The folded characters with their original stretches, and their override levels when any."""
+def _fold_text(text: str, tables: _Tables) -> tuple[list[str], list[int], list[int], list[int], _Bidi]:
+    """The folded characters with their original stretches and override levels, and the overrides seen."""
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -251,7 +264,7 @@ def _fold_text(text: str, tables: _Tables) -> tuple[list[str], list[int], list[i
     bidi = _Bidi()
     i, n = 0, len(text)
     while i < n:
-        if bidi.control(text[i]) or text[i] in tables.invisible:
+        if bidi.control(text[i], i) or text[i] in tables.invisible:
             i += 1
             continue
         j = _cluster_end(text, i, tables.invisible)
@@ -263,7 +276,7 @@ def _fold_text(text: str, tables: _Tables) -> tuple[list[str], list[int], list[i
             ends.append(j)
             levels.append(bidi.level)
         i = j
-    return out, starts, ends, (levels if bidi.seen else None)
+    return out, starts, ends, levels, bidi
 
 
 def _fold_look_alikes(out: list[str], tables: _Tables) -> None:
@@ -292,12 +305,17 @@ def normalize_for_matching(text: str) -> Folded | None:
     tables = _tables()
     if tables.trigger.search(text) is None:
         return None
-    out, starts, ends, levels = _fold_text(text, tables)
+    out, starts, ends, levels, bidi = _fold_text(text, tables)
     _fold_look_alikes(out, tables)
-    if levels is None:
+    if not bidi.seen:
         return Folded("".join(out), tuple(starts), tuple(ends))
     order = _display_order(levels)
-    return Folded("".join(out[k] for k in order), tuple(starts[k] for k in order), tuple(ends[k] for k in order), False)
+    text_, starts_, ends_ = (
+        "".join(out[k] for k in order),
+        tuple(starts[k] for k in order),
+        tuple(ends[k] for k in order),
+    )
+    return Folded(text_, starts_, ends_, ordered=False, overrides=tuple(bidi.closed))
 
 
 class NormalizingDetector:
