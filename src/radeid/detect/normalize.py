@@ -51,14 +51,16 @@ _LRO, _RLO, _PDF, _PDI = "\u202d", "\u202e", "\u202c", "\u2069"
 _EMBEDDINGS = frozenset("\u202a\u202b")
 _ISOLATES = frozenset("\u2066\u2067\u2068")
 _PARAGRAPH_ENDS = frozenset("\n\r\x1c\x1d\x1e\x85\u2029")
-# Anything that may change under folding; texts without it (nearly every report) are left alone.
+# Anything that may change under folding; texts without it (nearly every report) are left alone. Also
+# (computed): decimal digits of other scripts, format and default-ignorable characters, compatibility
+# forms beyond Latin-1, other digits and the look-alikes of the confusables table.
 _NEEDS_FOLDING = (
-    r"(?![0-9])\d"  # a decimal digit of another script
-    r"|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"  # combining marks
-    r"|[\u00a0\u00ad\u1680\u2000-\u200f\u2028\u2029\u202a-\u202f\u205f-\u206f\u3000\ufeff\u061c]"
-    r"|[\uff01-\uff5e\u00b2\u00b3\u00b9\u2070-\u209f\ufb00-\ufb06]"  # full-width, super/subscripts, ligatures
-    r"|[\u2010-\u2015\u2212\ufe58\ufe63]"  # dashes and minus signs read as "-"
-)
+    (0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F),  # combining marks
+    (0x00A0, 0x00A0), (0x00AD, 0x00AD), (0x1680, 0x1680), (0x2000, 0x200F), (0x2028, 0x2029),  # spaces, invisible
+    (0x202A, 0x202F), (0x205F, 0x206F), (0x3000, 0x3000), (0xFEFF, 0xFEFF), (0x061C, 0x061C),
+    (0xFF01, 0xFF5E), (0x00B2, 0x00B3), (0x00B9, 0x00B9), (0x2070, 0x209F), (0xFB00, 0xFB06),  # full-width, ...
+    (0x2010, 0x2015), (0x2212, 0x2212), (0xFE58, 0xFE58), (0xFE63, 0xFE63),  # dashes and minus signs read as "-"
+)  # fmt: skip
 _WORD = re.compile(r"\w+")
 _SCAN_END = 0x20000  # category Cf and compatibility forms are looked up below here (the tag block is listed)
 
@@ -94,7 +96,7 @@ class _Tables:
     """Character sets and maps built once per process, on the first text that is not ASCII."""
 
     invisible: frozenset[str]
-    trigger: re.Pattern[str]
+    trigger: frozenset[str]  # a text with none of these is left alone
     letters: dict[str, str]  # a look-alike letter or digit -> its ASCII prototype
     digits: dict[str, str]  # ... -> the ASCII digit of the same skeleton, inside a run of digits
 
@@ -138,36 +140,21 @@ def _digit_alternatives(table: dict[str, list[dict[str, str]]], prototypes: dict
     return {char: digit_of[proto] for char, proto in prototypes.items() if proto in digit_of}
 
 
-def _char_class(chars: set[str]) -> str:
-    """A regular-expression character class matching exactly `chars` (as ranges)."""
-    codes = sorted(ord(c) for c in chars)
-    parts: list[str] = []
-    i = 0
-    while i < len(codes):
-        j = i
-        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
-            j += 1
-        parts.append(re.escape(chr(codes[i])) + ("-" + re.escape(chr(codes[j])) if j > i else ""))
-        i = j + 1
-    return "[" + "".join(parts) + "]"
-
-
 @functools.cache
 def _tables() -> _Tables:
     invisible = {chr(c) for lo, hi in _IGNORABLE_RANGES for c in range(lo, hi + 1)}
-    compat: set[str] = set()
+    trigger = {chr(c) for lo, hi in _NEEDS_FOLDING for c in range(lo, hi + 1)}
     for code in range(0x80, _SCAN_END):
         char = chr(code)
         if unicodedata.category(char) == "Cf":
             invisible.add(char)
-        elif code > 0xFF and (unicodedata.normalize("NFKC", char) != char or unicodedata.digit(char, None) is not None):
-            compat.add(char)  # a compatibility form or digit: circled, mathematical ... (not Latin-1's º and ª)
+        elif unicodedata.digit(char, None) is not None or (code > 0xFF and unicodedata.normalize("NFKC", char) != char):
+            trigger.add(char)  # a digit or a compatibility form: circled, mathematical ... (not Latin-1's º and ª)
     table = _confusables_table()
     prototypes = _confusable_prototypes(table)
     letters = _keep_case(prototypes)
-    extra = invisible | compat | set(letters) | _BLANKS
-    trigger = re.compile(_NEEDS_FOLDING + "|" + _char_class(extra))
-    return _Tables(frozenset(invisible - _BLANKS), trigger, letters, _digit_alternatives(table, prototypes))
+    trigger |= invisible | set(letters) | _BLANKS
+    return _Tables(frozenset(invisible - _BLANKS), frozenset(trigger), letters, _digit_alternatives(table, prototypes))
 
 
 def _fold_cluster(cluster: str) -> str:
@@ -303,7 +290,7 @@ def normalize_for_matching(text: str) -> Folded | None:
     if text.isascii():
         return None
     tables = _tables()
-    if tables.trigger.search(text) is None:
+    if tables.trigger.isdisjoint(text):
         return None
     out, starts, ends, levels, bidi = _fold_text(text, tables)
     _fold_look_alikes(out, tables)
