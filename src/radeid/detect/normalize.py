@@ -35,7 +35,7 @@ from radeid.core.document import Document, Span
 if TYPE_CHECKING:
     from radeid.detect.base import Detector
 
-__all__ = ["Folded", "NormalizingDetector", "normalize_for_matching"]
+__all__ = ["Folded", "NormalizingDetector", "load_skeleton_tables", "normalize_for_matching"]
 
 # Default_Ignorable_Code_Point (Unicode DerivedCoreProperties.txt) beyond category Cf, which is
 # computed: the combining grapheme joiner, Hangul and Khmer fillers, Mongolian free variation
@@ -155,6 +155,11 @@ def _tables() -> _Tables:
     letters = _keep_case(prototypes)
     trigger |= invisible | set(letters) | _BLANKS
     return _Tables(frozenset(invisible - _BLANKS), frozenset(trigger), letters, _digit_alternatives(table, prototypes))
+
+
+def load_skeleton_tables() -> None:
+    """Build the tables now (a worker's warm-up), not on the first text that is not ASCII."""
+    _tables()
 
 
 def _fold_cluster(cluster: str) -> str:
