@@ -17,19 +17,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 import time
 from pathlib import Path
 
 from radeid.config import Config
-from radeid.core.categories import Category
 from radeid.core.document import Document
 from radeid.evaluate.metrics import evaluate_documents
-from radeid.evaluate.splits import meddocan_split
+from radeid.evaluate.splits import meddocan_split, without_policy_ages
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.synth.goldio import read_gold
-
-_NUMBER = re.compile(r"\d+")
 
 
 def heldout_meddocan(data_dir: Path) -> list[Document]:
@@ -38,13 +34,7 @@ def heldout_meddocan(data_dir: Path) -> list[Document]:
     for doc in read_gold(data_dir / "meddocan.dev.jsonl", None, "meddocan"):
         if meddocan_split(doc.id) != "heldout":
             continue
-        spans = []
-        for span in doc.spans:
-            number = _NUMBER.search(doc.text[span.start : span.end])
-            if span.category is Category.AGE and (number is None or int(number.group()) <= 89):
-                continue
-            spans.append(span)
-        docs.append(dataclasses.replace(doc, spans=tuple(spans)))
+        docs.append(without_policy_ages(doc))
     return docs
 
 

@@ -18,32 +18,15 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from radeid.config.sections import SurrogateOptions
-from radeid.core.categories import Category
 from radeid.core.document import Document
-from radeid.evaluate.splits import meddocan_split
+from radeid.evaluate.splits import meddocan_split, without_policy_ages
 from radeid.synth.augment import AugmentOptions, augment
 from radeid.synth.goldio import read_gold, write_gold_jsonl
-
-_NUMBER = re.compile(r"\d+")
-
-
-def policy_spans(doc: Document) -> Document:
-    """Drop age spans of 89 or less (not PHI under radeid's age policy); keep everything else."""
-    kept = []
-    for span in doc.spans:
-        if span.category is Category.AGE:
-            number = _NUMBER.search(doc.text[span.start : span.end])
-            if number is None or int(number.group()) <= 89:
-                continue
-        kept.append(span)
-    return replace(doc, spans=tuple(kept))
 
 
 def _gz(path: Path) -> Path:
@@ -69,7 +52,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     parts: dict[str, list[Document]] = {"train": [], "val": [], "heldout": []}
     for doc in read_gold(args.gold, None, "meddocan"):
-        parts[meddocan_split(doc.id)].append(policy_spans(doc))
+        parts[meddocan_split(doc.id)].append(without_policy_ages(doc))
     key = hashlib.sha256(f"radeid-meddocan-trainset:{args.seed}".encode()).digest()
     options = AugmentOptions(copies=args.copies, keep_original=True, surrogate=SurrogateOptions(locale="es_ES"))
     stats: Counter[str] = Counter()

@@ -3,6 +3,9 @@
 FastAPI and uvicorn come with the `server` extra (`pip install 'radeid[server]'`); this module is
 imported only by `radeid serve` and by users who call `create_app` themselves.
 
+Kept as one module (about 500 lines): the routes, their request models and the error handlers share
+the app's state; the seam, if it grows, is the request models and their validation.
+
 The pipeline is built once, from one `Config` and the server's key, when the app is made; a request's
 documents go through `Deidentifier.deidentify` in `pipeline.batch_size` chunks, so a document gets
 exactly the text `radeid deid` writes for it with the same key and config. A request may ask for

@@ -19,8 +19,9 @@ the same output).
 
 Split from `dates.py` (issue 11): the template grammar is independent of how dates are shifted.
 
-Kept as one module (about 540 lines): parsing and rendering share the field grammar and its
-tables; splitting them would put one grammar in two places.
+Kept as one module (about 580 lines): parsing and rendering share the field grammar and its
+tables; splitting them would put one grammar in two places. The seam, if it grows, is the month and
+weekday names of other languages (`LOCAL_MONTHS` and the tables beside it), which are pure data.
 """
 
 from __future__ import annotations
