@@ -24,7 +24,7 @@ from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import estimate_total
-from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.multilingual import build_deidentifier
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
 from radeid.run.batch import default_audit_path
@@ -203,7 +203,7 @@ def _job_key(cfg: Config, input_path: Path, output: Path) -> bytes | None:
         # key is generated. Otherwise the first batch reports it (as a ConfigError, exit 2):
         # building the pipeline here too would cost every parallel job a second start-up.
         # The replacer needs no key yet.
-        Deidentifier(cfg)
+        build_deidentifier(cfg)
         found = resolve_key(None, key_dir_for(output, input_path), vault=bool(io.vault))
     key, message = found
     note(message)

@@ -132,7 +132,10 @@ LangOpt = Annotated[
     str | None,
     typer.Option(
         "--lang",
-        help="Language pack: en (default) or es (Spanish model, es_ES surrogates, day-first dates); pipeline.language.",
+        help=(
+            "Language pack: en (default), es (Spanish model, es_ES surrogates, day-first dates), or auto "
+            "(each document its own language; needs radeid[lang]); pipeline.language."
+        ),
     ),
 ]
 

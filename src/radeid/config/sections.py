@@ -44,6 +44,9 @@ class PipelineConfig:
     batch_size: int = 64
     normalize_unicode: bool = True
     language: str = "en"
+    languages: tuple[str, ...] = ()
+    fallback_language: str = "en"
+    language_confidence: float = 0.75
 
 
 @dataclass(frozen=True)

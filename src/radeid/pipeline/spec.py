@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from radeid.config.config import Config, ConfigError
+from radeid.config.language import AUTO_LANGUAGE
 from radeid.pipeline.fingerprint import canonical, dumps_canonical, named_files
 
 if TYPE_CHECKING:
@@ -102,8 +103,11 @@ class PipelineSpec:
     def build(self) -> Deidentifier:
         """The `Deidentifier` this spec describes; call it once per process (it loads everything)."""
         from radeid.pipeline.deidentifier import Deidentifier
+        from radeid.pipeline.multilingual import build_deidentifier
         from radeid.pipeline.prebuilt import lookup
 
+        if self.config.pipeline.language == AUTO_LANGUAGE:
+            return build_deidentifier(self.config, key=self.key)
         shared = lookup(self.config)  # a worker forked from the warmed fork server (`radeid.pipeline.prebuilt`)
         if shared is not None:
             return Deidentifier(self.config, key=self.key, detectors=shared[0], resolver=shared[1])
