@@ -188,7 +188,7 @@ def run_deid(
 
 def _needs_key(cfg: Config) -> bool:
     """Surrogates, a vault and keyed ids need a key; masks and tags do not."""
-    return cfg.replace.mode in KEYED_MODES or bool(cfg.io.vault) or cfg.io.pseudonymize_ids
+    return bool(cfg.replace.modes() & KEYED_MODES) or bool(cfg.io.vault) or cfg.io.pseudonymize_ids
 
 
 def _job_key(cfg: Config, input_path: Path, output: Path) -> bytes | None:
