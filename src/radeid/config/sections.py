@@ -235,7 +235,7 @@ class SurrogateOptions:
             raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
 
     def scope_of(self, category: Category) -> str:
-        """"patient" or "corpus": the scope of `category`'s surrogates (dates and ages: always
+        """ "patient" or "corpus": the scope of `category`'s surrogates (dates and ages: always
         "patient")."""
         if category in PATIENT_ONLY:
             return "patient"

@@ -35,6 +35,7 @@ class CategoryReplacer:
     def __init__(self, config: Config, replacers: dict[str, Replacer]) -> None:
         self.config = config
         self._replacers = replacers
+        self.stats: Counter[str] = Counter()  # every mode's replacer's events, summed after each document
 
     @classmethod
     def from_config(cls, config: Config, key: bytes | None) -> CategoryReplacer:
@@ -44,14 +45,6 @@ class CategoryReplacer:
             own = dataclasses.replace(config, replace=dataclasses.replace(config.replace, mode=mode, categories={}))
             replacers[mode] = REPLACERS.get(mode)(own, key)
         return cls(config, replacers)
-
-    @property
-    def stats(self) -> Counter[str]:
-        """The events of every mode's replacer, summed."""
-        total: Counter[str] = Counter()
-        for replacer in self._replacers.values():
-            total.update(replacer.stats)
-        return total
 
     def __repr__(self) -> str:
         return f"CategoryReplacer(modes={sorted(self.config.replace.modes())})"
@@ -73,4 +66,7 @@ class CategoryReplacer:
             done = replace_all(document, own, spans) if replace_all else replacer.replace(document, own)
             for rep in done.replacements:
                 replacements.append(rep if kind is None or rep.kind else dataclasses.replace(rep, kind=kind))
+        self.stats.clear()
+        for replacer in self._replacers.values():
+            self.stats.update(replacer.stats)
         return Result.build(document, replacements)
