@@ -118,3 +118,12 @@ def test_a_pattern_without_a_patient_group_is_a_usage_error(cli, tmp_path: Path,
     code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--config", config, "--mode", "tag", "-q")
     assert code == 2
     assert "[io] patient_pattern needs a named group `patient`" in " ".join(output.split())
+
+
+def test_spark_deid_refuses_the_folder_patient_options(cli, tmp_path: Path, write_jsonl) -> None:  # noqa: ANN001
+    config = tmp_path / "radeid.toml"
+    config.write_text("[io]\npatient_pattern = '^(?P<patient>[^_]+)_'\n", encoding="utf-8")
+    src = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "x"}])
+    code, output = cli("spark-deid", src, tmp_path / "out", "--config", config, "--mode", "tag")
+    assert code == 2
+    assert "io.patients and io.patient_pattern are for files without a patient column" in " ".join(output.split())

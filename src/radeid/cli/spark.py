@@ -126,6 +126,11 @@ def _load_job(
         cfg = load_job_config(config, overlay)
         io = cfg.io
         audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
+        if io.patients or io.patient_pattern:  # a table has columns: a patient column says it directly
+            raise ConfigError(
+                "io.patients and io.patient_pattern are for files without a patient column; on Spark, join "
+                'the patient ids as a column and pass --patient-col (io.patient_from = "mrn" works here too)'
+            )
         surrogates = bool(cfg.replace.modes() & KEYED_MODES)
         keyed = surrogates or io.pseudonymize_ids
         found = load_key(io.key_file or None) if keyed else None
