@@ -3,8 +3,11 @@
 Each span becomes a realistic fake of its category. Consistency needs no shared state: every
 choice is seeded by a keyed hash of (scope, normalised original) under the user's key (see
 `keyed.Keyed`: an HMAC-SHA256 subkey per scope, then keyed BLAKE2b), the scope being the patient (or the
-document when it has no patient, or nothing in corpus scope), so one patient gets the same fake
-name, MRN and date shift in every document, in any order, on any machine. Within a document a
+document when it has no patient, or nothing in corpus scope; `[surrogate.scope]` sets it per
+category, dates and ages always following the patient), so one patient gets the same fake
+name, MRN and date shift in every document, in any order, on any machine. A document without a
+patient id may take its first MRN as its patient key (`[io] patient_from = "mrn"`); an original
+in the user's dictionary (`[surrogate] replacements`) gets the user's surrogate as written. Within a document a
 short-lived memory links mentions of one entity ("Dr. Jane Smith", "Smith", "J. Smith") and
 keeps every surrogate away from the document's real PHI strings.
 
