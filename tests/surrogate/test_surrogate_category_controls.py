@@ -258,3 +258,26 @@ def test_a_record_patient_beats_the_mrn() -> None:
     own = new_texts(replacer.replace(*doc_with(text, marks, doc_id="a", patient_id="p9")))
     plain = new_texts(SurrogateReplacer(KEY).replace(*doc_with(text, marks, doc_id="b", patient_id="p9")))
     assert own == plain
+
+
+def test_deid_with_mixed_modes_and_a_vault_reidentifies_exactly(
+    cli, tmp_path: Path, key_file: Path, write_jsonl
+) -> None:  # noqa: ANN001
+    rows = [{"id": "a", "text": "Patient: Jane Smith, 92-year-old, MRN 12345678, seen 03/04/2019 at Mercy Hospital."}]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    config = tmp_path / "radeid.toml"
+    config.write_text('[replace.categories]\nAGE = "keep"\nID = "mask"\n', encoding="utf-8")
+    out, vault = tmp_path / "o.jsonl", tmp_path / "v.parquet"
+    args = ("--config", config, "--key-file", key_file, "--no-model", "-q")
+    code, output = cli("deid", src, "-o", out, "--vault", vault, *args)
+    assert code == 0, output
+    text = json.loads(out.read_text(encoding="utf-8"))["text"]
+    assert "92-year-old" in text and "MRN ********" in text and "Jane Smith" not in text
+    audit = [json.loads(line) for line in (tmp_path / "o.jsonl.audit.jsonl").read_text().splitlines()]
+    assert {(r["category"], r.get("replacement_kind")) for r in audit if r["category"] in ("AGE", "ID")} == {
+        ("AGE", "kept"), ("ID", "mask"),
+    }  # fmt: skip
+    restored = tmp_path / "r.jsonl"
+    code, output = cli("reidentify", out, "--vault", vault, "--key-file", key_file, "-o", restored, "-q")
+    assert code == 0, output
+    assert json.loads(restored.read_text(encoding="utf-8"))["text"] == rows[0]["text"]
