@@ -30,6 +30,7 @@ from radeid.config.modes import REPLACERS
 from radeid.config.schema import check_locale, check_section
 from radeid.config.sections import (
     GATE_SCOPES,
+    KEEP_MODE,
     LABEL_SCHEMES,
     ON_ERROR,
     TRANSFORMER_BACKENDS,
@@ -104,10 +105,10 @@ class Config:
             _refuse_moved(overrides, "the overrides")
         language = language_of(data, user, overrides)
         if language not in (DEFAULT_LANGUAGE, AUTO_LANGUAGE):
-            data = deep_merge(data, pack_overlay(language))
-        data = deep_merge(data, user)
+            data = deep_merge(data, _scope_table(pack_overlay(language)))
+        data = deep_merge(_scope_table(data), _scope_table(user))
         if overrides:
-            data = deep_merge(data, overrides)
+            data = deep_merge(data, _scope_table(overrides))
         explicit = frozenset(dotted_keys(user)) | frozenset(dotted_keys(overrides or {}))
         return dataclasses.replace(cls.from_dict(data), explicit=explicit)
 
@@ -115,7 +116,7 @@ class Config:
         """This config as pack `code` would make it: the pack's keys, except those the user set
         (`explicit`), over this config. For `language = "auto"`, once per language met."""
         pack_folder(code)  # an unknown code names the known ones
-        overlay = pack_overlay(code) if code != DEFAULT_LANGUAGE else {}
+        overlay = _scope_table(pack_overlay(code)) if code != DEFAULT_LANGUAGE else {}
         data = deep_merge(config_dict(self), drop_keys(overlay, self.explicit))
         data.setdefault("pipeline", {})["language"] = code
         return dataclasses.replace(Config.from_dict(data), explicit=self.explicit)
@@ -192,6 +193,10 @@ class Config:
         if self.replace.mode not in REPLACERS:
             known = ", ".join(REPLACERS.names())
             raise ConfigError(f"replace.mode must be one of {known}, not {self.replace.mode!r}")
+        for category, mode in self.replace.categories.items():
+            if mode not in REPLACERS and mode != KEEP_MODE:
+                known = ", ".join([*REPLACERS.names(), KEEP_MODE])
+                raise ConfigError(f"replace.categories.{category} must be one of {known}, not {mode!r}")
         if len(self.replace.char) != 1:
             raise ConfigError("replace.char must be exactly one character")
         if self.replace.fixed_length < 1:
@@ -236,6 +241,15 @@ class Config:
             raise ConfigError(f"{where}.gate_scope must be one of {', '.join(GATE_SCOPES)}, not {t.gate_scope!r}")
         if t.gate_context < 0:
             raise ConfigError(f"{where}.gate_context must not be negative")
+
+
+def _scope_table(layer: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`[surrogate] scope = "corpus"` read as `[surrogate.scope] "*" = "corpus"`, so that a plain
+    scope in one layer (`--scope`) and a per-category table in another merge key by key."""
+    section = layer.get("surrogate")
+    if not isinstance(section, Mapping) or not isinstance(section.get("scope"), str):
+        return layer
+    return {**layer, "surrogate": {**section, "scope": {"*": section["scope"]}}}
 
 
 def _refuse_moved(data: Mapping[str, Any], where: str) -> None:

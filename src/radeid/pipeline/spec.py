@@ -67,8 +67,9 @@ class PipelineSpec:
                 object.__setattr__(self, "key", bytes(self.key))
             if not isinstance(self.key, bytes) or not self.key:
                 raise ConfigError("the key must be non-empty bytes")
-        if self.mode in KEYED_MODES and self.key is None:
-            raise ConfigError(f"{self.mode} mode needs a key (a key file or the RADEID_KEY variable)")
+        keyed = sorted(self.config.replace.modes() & KEYED_MODES)
+        if keyed and self.key is None:
+            raise ConfigError(f"{keyed[0]} mode needs a key (a key file or the RADEID_KEY variable)")
         if self.config.io.pseudonymize_ids and self.key is None:
             raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
 
