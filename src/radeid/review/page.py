@@ -12,6 +12,9 @@ Safety of the page, decided here once:
   (`<script type="application/json">`) in which `<`, `>`, `&` and `/` are written as
   `\\u003c`, `\\u003e`, `\\u0026`, `\\/`, so no text can close the element (nor spell a
   URL); the script builds the view with text nodes only (`textContent`, never `innerHTML`).
+* An audit that is not this output's (ids the output does not hold, offsets past the text or
+  cutting words) is never shown as if it were: `load_review` reports it in `ReviewData.mismatch`,
+  the page carries a warning banner, the originals stay out, and `radeid review` exits 2.
 * No network: a Content-Security-Policy with `default-src 'none'` admits only the page's own
   inline style and script, by hash; there is no external asset, font or image.
 """
@@ -43,6 +46,7 @@ from radeid.secure.vault import VaultRow, read_vault
 
 __all__ = [
     "CATEGORY_COLOURS",
+    "AuditCheck",
     "ReviewData",
     "ReviewDocument",
     "ReviewError",
