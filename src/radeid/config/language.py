@@ -24,10 +24,21 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["DEFAULT_LANGUAGE", "available_languages", "language_of", "pack_folder", "pack_overlay"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "PACK_FILE_KINDS",
+    "available_languages",
+    "language_of",
+    "pack_files",
+    "pack_folder",
+    "pack_overlay",
+]
 
 DEFAULT_LANGUAGE = "en"
 _PACK_FILE = "config.toml"
+#: The folders of data files a pack may hold besides its overlay: `rules/*.toml` (the schema of
+#: `radeid/data/rules/`) and `protected/*.toml` (that of `radeid/data/protected/`).
+PACK_FILE_KINDS = ("rules", "protected")
 
 
 def _packs_root() -> Path:
@@ -60,6 +71,15 @@ def pack_overlay(code: str) -> dict[str, Any]:
     if named != code:
         raise ConfigError(f"language pack {code!r}: its config.toml sets pipeline.language = {named!r}")
     return overlay
+
+
+def pack_files(code: str, kind: str) -> list[Path]:
+    """Pack `code`'s own files of one kind (`PACK_FILE_KINDS`), in file-name order: loaded after the
+    bundled ones and before the user's `extra_files`, so a user's file still wins by name and never
+    has to repeat the pack's files to keep them."""
+    if kind not in PACK_FILE_KINDS:
+        raise ValueError(f"a pack holds {', '.join(PACK_FILE_KINDS)} files, not {kind!r}")
+    return sorted((pack_folder(code) / kind).glob("*.toml"))
 
 
 def language_of(*layers: Mapping[str, Any] | None) -> str:
