@@ -203,7 +203,7 @@ Sonographie Abdomen
 Patient(in): [[PATIENT|Elfriede Nowak]], [[AGE|95]] Jahre
 Geburtsdatum: [[DATE|11.11.1928]]
 Kostenträger: AOK, Versichertennummer [[ID|K987654321]]
-Untersuchung am [[DATE|3.4.]] durch Dr. [[HCW|Lena Bachmann]]
+Untersuchung am [[DATE|3.4]]. durch Dr. [[HCW|Lena Bachmann]]
 
 Fragestellung: Cholezystolithiasis? Cholestase?
 
@@ -343,7 +343,7 @@ Frau [[PATIENT|Sophie Lehmann]], geb. [[DATE|09.10.1990]]
 Aufnahmenummer: [[ID|0049812231]]
 [[HOSPITAL|Frauenklinik St. Marien]], [[LOCATION|Marienplatz 9]], [[LOCATION|93047]] [[LOCATION|Regensburg]]
 
-Anamnese: Letzte Periode am [[DATE|20.02.]], Unterbauchschmerzen rechts. Beta-HCG negativ.
+Anamnese: Letzte Periode am [[DATE|20.02]]., Unterbauchschmerzen rechts. Beta-HCG negativ.
 
 Befund: Uterus anteflektiert, 7,2 x 4,1 cm, Endometrium 8 mm. Ovar rechts mit einfacher
 Zyste 3,4 cm, kein Hinweis auf Torsion (Doppler regelrecht). Ovar links unauffällig.
