@@ -27,6 +27,7 @@ from pathlib import Path
 CATEGORIES = frozenset("DATE PATIENT HCW HOSPITAL LOCATION VENDOR ID PHONE EMAIL URL IP AGE".split())
 MARK = re.compile(r"\[\[([A-Z]+)\|(.+?)\]\]", re.S)
 OUT = Path(__file__).resolve().parent / "de_reports.jsonl"
+BLIND_OUT = Path(__file__).resolve().parent / "de_reports_blind.jsonl"
 
 # Words of annotated spans that may also occur unannotated (generic words inside names).
 GENERIC = frozenset(
@@ -377,21 +378,175 @@ E-Mail: [[EMAIL|neurologie@klinikum-rosenheim-land.example.de]]
 """
 
 
+# Written after the German rules, and never used to tune them: the pack's blind check. Austrian and
+# Swiss forms are in here too.
+BLIND: dict[str, str] = {}
+
+BLIND["roentgen_becken"] = """\
+Röntgen Becken a.p. und Hüfte links axial
+Nachname: [[PATIENT|Kowalczyk]]   Vorname: [[PATIENT|Irmgard]]   Geb.: [[DATE|17.08.1939]]
+Auftrags-Nr.: [[ID|RX-4471203]]
+Anforderung durch Station 7 (Dr. [[HCW|Pfeiffer]])
+
+Klinische Angaben: Sturz im Pflegeheim [[HOSPITAL|Haus Abendrot]], Schmerzen Leiste links.
+
+Befund: Dislozierte pertrochantäre Femurfraktur links (AO 31-A2). Coxarthrose beidseits
+Grad II nach Kellgren-Lawrence. Z. n. Hüft-TEP rechts, Prothese regelrecht ohne Lockerungszeichen.
+
+Beurteilung: Pertrochantäre Fraktur links. Information an den diensthabenden Unfallchirurgen
+Herrn Dr. [[HCW|Jovanović]] um 15:40 Uhr.
+
+[[HCW|M. Wendt]], Fachärztin für Radiologie
+"""
+
+BLIND["ct_schaedel_notfall"] = """\
+CCT nativ (Notfall)
+Pat.-Name: [[PATIENT|Erwin Hubmer]]   Geb.-Dat.: [[DATE|1. Jänner 1930]]   Alter: [[AGE|94]]
+Aufn.-Nr.: [[ID|2024/118834]]
+[[HOSPITAL|Landeskrankenhaus Villach]], [[LOCATION|Nikolaigasse 43]], [[LOCATION|A-9500]] [[LOCATION|Villach]]
+
+Der [[AGE|94]]-jährige Patient wurde vom Notarzt nach Synkope eingeliefert. GCS 14.
+
+Befund: Keine intrakranielle Blutung. Keine frühen Infarktzeichen (ASPECTS 10). Ausgeprägte
+Leukenzephalopathie. Globale Atrophie. Keine Fraktur der Kalotte.
+
+Beurteilung: Kein Blutungsnachweis.
+
+Dr. [[HCW|Theresa Gruber-Lang]] / Primarius Dr. [[HCW|Alois Wimmer]]
+Telefon Radiologie: [[PHONE|+43 4242 208-0]]
+"""
+
+BLIND["mrt_lws"] = """\
+MRT der Lendenwirbelsäule
+
+Patient: [[PATIENT|Yusuf Kaya]], geboren am [[DATE|9. Oktober 1984]]
+Anschrift: [[LOCATION|Kolonnenstraße 61]], [[LOCATION|10827]] [[LOCATION|Berlin]]
+Telefon: [[PHONE|(030) 4567-890]]
+
+Überweisender Arzt: Dr. med. [[HCW|Gregor Siebert]], Orthopädie
+
+Befund: Bandscheibenprotrusion L4/5 mit Kontakt zur Nervenwurzel L5 rechts. Osteochondrose
+L5/S1 (Modic I). Spinalkanal normal weit. Conus medullaris regelrecht auf Höhe LWK 1.
+
+Beurteilung: Diskogene Reizung L5 rechts.
+
+Mit freundlichen Grüßen
+[[HCW|Anke Brömmelkamp]]
+Fachärztin für Diagnostische Radiologie, [[HOSPITAL|Radiologisches Zentrum Schöneberg]]
+"""
+
+BLIND["sono_nieren_ch"] = """\
+Sonographie Nieren und ableitende Harnwege
+[[HOSPITAL|Universitätsspital Zürich]], Institut für Diagnostische und Interventionelle Radiologie
+Patientin: [[PATIENT|Regula Brunner-Suter]], [[DATE|22.11.1961]]
+AHV-Nr.: [[ID|756.1234.5678.97]]
+Wohnort: [[LOCATION|CH-8047]] [[LOCATION|Zürich]], [[LOCATION|Badenerstrasse 520]]
+
+Befund: Niere rechts 11,2 cm, links 11,8 cm, Parenchym normal breit. Links Nierenbeckenkelchsystem
+erweitert (Grad II), Konkrement am pyeloureteralen Übergang 7 mm. Harnblase unauffällig.
+
+Beurteilung: Harnstau links bei Urolithiasis. Bericht per E-Mail an [[EMAIL|urologie.notfall@usz.example.ch]].
+
+Dr. med. [[HCW|Reto Caduff]], Oberarzt
+"""
+
+BLIND["arztbrief_pneumo"] = """\
+[[HOSPITAL|Fachklinik für Lungenheilkunde Bad Rothenfelde]]
+
+An Frau Dr. med. [[HCW|Annette Wiegand]]
+[[HOSPITAL|Gemeinschaftspraxis am Kirchplatz]]
+[[LOCATION|Kirchplatz 4]]
+[[LOCATION|49214]] [[LOCATION|Bad Rothenfelde]]
+
+Betreff: Ihre Patientin [[PATIENT|Margarete Hülsmann]], * [[DATE|03.06.1933]]
+
+Sehr geehrte Frau Kollegin,
+
+Frau [[PATIENT|Hülsmann]] befand sich vom [[DATE|2]]. bis [[DATE|16. Februar 2024]] in unserer Behandlung.
+Die Patientin ist im [[AGE|91]]. Lebensjahr und lebt allein.
+
+Diagnosen: Exazerbierte COPD GOLD 3 / Gruppe E. Respiratorische Globalinsuffizienz.
+BGA bei Aufnahme: pO2 52 mmHg, pCO2 58 mmHg, pH 7,31.
+
+Therapie: NIV, Prednisolon 40 mg über 5 Tage, Inhalation mit Salbutamol.
+
+Mit freundlichen Grüßen
+Prof. Dr. [[HCW|Ludger Henkemeier]]          [[HCW|Paulina Nowicka]]
+Chefarzt                                      Stationsärztin
+"""
+
+BLIND["ct_angio"] = """\
+CT-Angiographie der Aorta
+Name, Vorname: [[PATIENT|Petersen, Uwe]]
+Geburtsdatum: [[DATE|28.02.1947]]   Fallnummer: [[ID|40028817]]
+Versicherung: Techniker Krankenkasse, Vers.-Nr. [[ID|T445566778]]
+
+Fragestellung: Größenverlauf des bekannten infrarenalen Aortenaneurysmas (Vorbefund [[DATE|08/2022]]).
+
+Befund: Infrarenales Aortenaneurysma, maximaler Querdurchmesser 5,6 cm (zuvor 4,9 cm).
+Wandständiger Thrombus. Keine Dissektion, keine Ruptur. Beckenarterien elongiert, frei.
+
+Beurteilung: Deutliche Größenprogredienz, OP-Indikation. Telefonische Mitteilung an
+den Gefäßchirurgen, Herrn [[HCW|Wittkowski]], am [[DATE|13.3.2024]].
+
+[[HOSPITAL|Klinikum Nordfriesland]], Klinik für Radiologie, [[LOCATION|Erichsenweg 16]], [[LOCATION|25813]] [[LOCATION|Husum]]
+"""
+
+BLIND["mammographie"] = """\
+Mammographie beidseits in 2 Ebenen, ergänzende Sonographie
+
+Frau Dr. [[PATIENT|Silke Rautenberg]], geb. [[DATE|11. Mai 1968]], Pat.-ID [[ID|0077123]]
+Tel. mobil [[PHONE|0152 33445566]]
+
+Anamnese: Familiäre Belastung (Mutter Mammakarzinom mit 52 Jahren). Voraufnahmen vom
+[[DATE|Juni 2022]] aus der [[HOSPITAL|Praxis Radiologie Elbvororte]] liegen vor.
+
+Befund: ACR-Dichte C. Keine suspekten Mikroverkalkungen, keine Architekturstörung.
+Sonographisch einfache Zyste bei 2 Uhr links (6 mm).
+
+Beurteilung: BI-RADS 2 beidseits. Nächste Kontrolle in 12 Monaten.
+
+Dr. [[HCW|Holger Quast]]
+"""
+
+BLIND["arztbrief_gastro"] = """\
+Vorläufiger Entlassungsbrief
+
+Patient: Herr [[PATIENT|Ömer Şahin]], [[DATE|04.04.1957]]
+[[LOCATION|Weserstr. 12b]], [[LOCATION|28199]] [[LOCATION|Bremen]]
+Aufnahmenummer: [[ID|88341207]]
+
+Aufnahme: [[DATE|01.10.2023]]   Entlassung: [[DATE|06.10.2023]]
+
+Diagnose: Obere gastrointestinale Blutung bei Ulcus duodeni (Forrest IIa), Helicobacter positiv.
+
+Verlauf: ÖGD am Aufnahmetag mit Clip-Applikation. Hb bei Aufnahme 7,8 g/dl, Gabe von
+2 Erythrozytenkonzentraten. Eradikation nach französischem Schema eingeleitet.
+
+Weiterbehandlung durch den Hausarzt, Herrn Dr. [[HCW|Bernd Tiedemann]], [[LOCATION|Delmestraße 80]], [[LOCATION|Bremen]].
+
+gez. Dr. [[HCW|Maren Ahlers]], Assistenzärztin, für Prof. Dr. [[HCW|Carsten Voigt]]
+[[HOSPITAL|Klinikum Bremen-Links der Weser]]
+"""
+
+
 def main() -> int:
     problems: list[str] = []
-    rows = []
-    for name, markup in REPORTS.items():
-        text, spans = parse(markup)
-        problems.extend(check(name, text, spans))
-        rows.append({"id": f"de/{name}", "text": text,
-                     "spans": [{"start": s, "end": e, "category": c, "text": t} for c, s, e, t in spans]})  # fmt: skip
+    sets: dict[Path, list[dict[str, object]]] = {OUT: [], BLIND_OUT: []}
+    for out, prefix, reports in ((OUT, "de", REPORTS), (BLIND_OUT, "de-blind", BLIND)):
+        for name, markup in reports.items():
+            text, spans = parse(markup)
+            problems.extend(check(name, text, spans))
+            sets[out].append({"id": f"{prefix}/{name}", "text": text,
+                              "spans": [{"start": s, "end": e, "category": c, "text": t} for c, s, e, t in spans]})  # fmt: skip
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1
-    with open(OUT, "w", encoding="utf-8", newline="\n") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} reports, {sum(len(r['spans']) for r in rows)} spans to {OUT.name}")
+    for out, rows in sets.items():
+        with open(out, "w", encoding="utf-8", newline="\n") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"wrote {len(rows)} reports, {sum(len(r['spans']) for r in rows)} spans to {out.name}")  # type: ignore[arg-type]
     return 0
 
 
