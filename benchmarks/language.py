@@ -81,7 +81,9 @@ def configured(lang: str, no_model: bool, model: str | None) -> Config:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lang", default="es", help="the language pack to run (default es)")
-    parser.add_argument("--set", choices=("es", "de", "de-blind"), default=None, help="the labelled set (default: --lang's)")
+    parser.add_argument(
+        "--set", choices=("es", "de", "de-blind"), default=None, help="the labelled set (default: --lang's)"
+    )
     parser.add_argument("--no-model", action="store_true", help="rules and word lists only")
     parser.add_argument("--model", default=None, help="run this model (e.g. bundled) with the gate off")
     parser.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")

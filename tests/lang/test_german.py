@@ -156,10 +156,10 @@ def test_the_german_pack_sets_locale_day_first_and_rules_only() -> None:
 def test_pack_rules_come_before_the_users_rule_files(tmp_path: Path) -> None:
     """A user's `extra_files` adds to the pack's rules (and may redefine them by name), never drops them."""
     mine = tmp_path / "mine.toml"
-    mine.write_text(
-        '[[rule]]\nname = "de_kvnr"\ncategory = "ID"\nenabled = false\npattern = "x"\n', encoding="utf-8"
+    mine.write_text('[[rule]]\nname = "de_kvnr"\ncategory = "ID"\nenabled = false\npattern = "x"\n', encoding="utf-8")
+    config = Config.load(
+        overrides={"pipeline": {"language": "de"}, "detectors": {"rules": {"extra_files": [str(mine)]}}}
     )
-    config = Config.load(overrides={"pipeline": {"language": "de"}, "detectors": {"rules": {"extra_files": [str(mine)]}}})
     assert config.rule_files == (str(pack_files("de", "rules")[0]), str(mine))
     deid = Deidentifier(config)
     text = "Krankenversicherungsnummer: A123456780, Fall-Nr.: 88012345, am 12. März 2019"
