@@ -27,7 +27,8 @@ from pathlib import Path
 CATEGORIES = frozenset("DATE PATIENT HCW HOSPITAL LOCATION VENDOR ID PHONE EMAIL URL IP AGE".split())
 MARK = re.compile(r"\[\[([A-Z]+)\|(.+?)\]\]", re.S)
 OUT = Path(__file__).resolve().parent / "de_reports.jsonl"
-BLIND_OUT = Path(__file__).resolve().parent / "de_reports_blind.jsonl"
+SECOND_OUT = Path(__file__).resolve().parent / "de_reports_2.jsonl"
+HELDOUT_OUT = Path(__file__).resolve().parent / "de_reports_heldout.jsonl"
 
 # Words of annotated spans that may also occur unannotated (generic words inside names).
 GENERIC = frozenset(
@@ -378,11 +379,12 @@ E-Mail: [[EMAIL|neurologie@klinikum-rosenheim-land.example.de]]
 """
 
 
-# Written after the German rules, and never used to tune them: the pack's blind check. Austrian and
-# Swiss forms are in here too.
-BLIND: dict[str, str] = {}
+# Written after the first German rules, without tuning them to these: measured once (token recall
+# 0.80 with rules alone), then the forms missed here were added to the rules. Austrian and Swiss
+# forms are in here too.
+SECOND: dict[str, str] = {}
 
-BLIND["roentgen_becken"] = """\
+SECOND["roentgen_becken"] = """\
 Röntgen Becken a.p. und Hüfte links axial
 Nachname: [[PATIENT|Kowalczyk]]   Vorname: [[PATIENT|Irmgard]]   Geb.: [[DATE|17.08.1939]]
 Auftrags-Nr.: [[ID|RX-4471203]]
@@ -399,7 +401,7 @@ Herrn Dr. [[HCW|Jovanović]] um 15:40 Uhr.
 [[HCW|M. Wendt]], Fachärztin für Radiologie
 """
 
-BLIND["ct_schaedel_notfall"] = """\
+SECOND["ct_schaedel_notfall"] = """\
 CCT nativ (Notfall)
 Pat.-Name: [[PATIENT|Erwin Hubmer]]   Geb.-Dat.: [[DATE|1. Jänner 1930]]   Alter: [[AGE|94]]
 Aufn.-Nr.: [[ID|2024/118834]]
@@ -416,7 +418,7 @@ Dr. [[HCW|Theresa Gruber-Lang]] / Primarius Dr. [[HCW|Alois Wimmer]]
 Telefon Radiologie: [[PHONE|+43 4242 208-0]]
 """
 
-BLIND["mrt_lws"] = """\
+SECOND["mrt_lws"] = """\
 MRT der Lendenwirbelsäule
 
 Patient: [[PATIENT|Yusuf Kaya]], geboren am [[DATE|9. Oktober 1984]]
@@ -435,7 +437,7 @@ Mit freundlichen Grüßen
 Fachärztin für Diagnostische Radiologie, [[HOSPITAL|Radiologisches Zentrum Schöneberg]]
 """
 
-BLIND["sono_nieren_ch"] = """\
+SECOND["sono_nieren_ch"] = """\
 Sonographie Nieren und ableitende Harnwege
 [[HOSPITAL|Universitätsspital Zürich]], Institut für Diagnostische und Interventionelle Radiologie
 Patientin: [[PATIENT|Regula Brunner-Suter]], [[DATE|22.11.1961]]
@@ -450,7 +452,7 @@ Beurteilung: Harnstau links bei Urolithiasis. Bericht per E-Mail an [[EMAIL|urol
 Dr. med. [[HCW|Reto Caduff]], Oberarzt
 """
 
-BLIND["arztbrief_pneumo"] = """\
+SECOND["arztbrief_pneumo"] = """\
 [[HOSPITAL|Fachklinik für Lungenheilkunde Bad Rothenfelde]]
 
 An Frau Dr. med. [[HCW|Annette Wiegand]]
@@ -475,7 +477,7 @@ Prof. Dr. [[HCW|Ludger Henkemeier]]          [[HCW|Paulina Nowicka]]
 Chefarzt                                      Stationsärztin
 """
 
-BLIND["ct_angio"] = """\
+SECOND["ct_angio"] = """\
 CT-Angiographie der Aorta
 Name, Vorname: [[PATIENT|Petersen, Uwe]]
 Geburtsdatum: [[DATE|28.02.1947]]   Fallnummer: [[ID|40028817]]
@@ -492,7 +494,7 @@ den Gefäßchirurgen, Herrn [[HCW|Wittkowski]], am [[DATE|13.3.2024]].
 [[HOSPITAL|Klinikum Nordfriesland]], Klinik für Radiologie, [[LOCATION|Erichsenweg 16]], [[LOCATION|25813]] [[LOCATION|Husum]]
 """
 
-BLIND["mammographie"] = """\
+SECOND["mammographie"] = """\
 Mammographie beidseits in 2 Ebenen, ergänzende Sonographie
 
 Frau Dr. [[PATIENT|Silke Rautenberg]], geb. [[DATE|11. Mai 1968]], Pat.-ID [[ID|0077123]]
@@ -509,7 +511,7 @@ Beurteilung: BI-RADS 2 beidseits. Nächste Kontrolle in 12 Monaten.
 Dr. [[HCW|Holger Quast]]
 """
 
-BLIND["arztbrief_gastro"] = """\
+SECOND["arztbrief_gastro"] = """\
 Vorläufiger Entlassungsbrief
 
 Patient: Herr [[PATIENT|Ömer Şahin]], [[DATE|04.04.1957]]
@@ -530,10 +532,119 @@ gez. Dr. [[HCW|Maren Ahlers]], Assistenzärztin, für Prof. Dr. [[HCW|Carsten Vo
 """
 
 
+# Written last, after every rule change, and never used to tune anything: the held-out German set.
+# (One gold fix after the first run: "Dez. 2023" had been left unmarked; the rules were not changed.)
+HELDOUT: dict[str, str] = {}
+
+HELDOUT["ct_thorax_lae"] = """\
+CT-Pulmonalisangiographie
+Pat.: Frau [[PATIENT|Dorothea Kleinschmidt]]   Geb.-Datum: [[DATE|19.12.1944]]
+Aufnahme-Nr.: [[ID|311-208-77]]
+[[HOSPITAL|Helios Klinikum Berlin-Buch]], Notaufnahme
+
+Indikation: Akute Dyspnoe, D-Dimer 2,8 mg/l, Wells-Score 6.
+
+Befund: Embolische Füllungsdefekte in den Segmentarterien des rechten Unterlappens und im
+Mittellappen. RV/LV-Quotient 1,1. Kein Infarktpneumonie-Nachweis. Kleiner Pleuraerguss rechts.
+
+Beurteilung: Segmentale Lungenarterienembolie rechts ohne Rechtsherzbelastung.
+Mitteilung an den Stationsarzt Dr. [[HCW|Benedikt Aurich]] um 02:15 Uhr.
+
+Priv.-Doz. Dr. med. [[HCW|Stefanie Olbrich]]
+"""
+
+HELDOUT["mrt_prostata"] = """\
+MRT der Prostata (multiparametrisch)
+Herr [[PATIENT|Günther Maria Lohse]], * [[DATE|7.9.1949]]
+Patienten-ID: [[ID|PID00458812]]
+Überweisung: Urologische Gemeinschaftspraxis Dr. [[HCW|Keller]] und Dr. [[HCW|Yüksel]], [[LOCATION|Lange Reihe 88]], [[LOCATION|20099 Hamburg]]
+
+Klinische Angaben: PSA 9,4 ng/ml ([[DATE|Dez. 2023]]: 6,1 ng/ml), Biopsie negativ am [[DATE|05.03.2022]].
+
+Befund: Läsion in der peripheren Zone links dorsolateral Mitte, 11 mm, PI-RADS 4, keine
+Kapselüberschreitung. Samenblasen frei. Keine suspekten Lymphknoten.
+
+Beurteilung: PI-RADS 4, MRT-gestützte Fusionsbiopsie empfohlen.
+
+[[HOSPITAL|Asklepios Klinik St. Georg]], Radiologie · Tel. [[PHONE|040/181885-0]]
+"""
+
+HELDOUT["arztbrief_onko"] = """\
+[[HOSPITAL|Kantonsspital Aarau]] · Onkologie · [[LOCATION|Tellstrasse 25]] · [[LOCATION|CH-5001 Aarau]]
+
+[[LOCATION|Aarau]], den [[DATE|9. Januar 2024]]
+
+Sehr geehrte Frau Kollegin [[HCW|Bachofen]],
+
+wir berichten über Ihre gemeinsame Patientin Frau [[PATIENT|Verena Zünd-Hofer]], geb. [[DATE|28.04.1958]],
+wohnhaft in [[LOCATION|Buchs]], die wir am [[DATE|8.1.2024]] zur Fortsetzung der Chemotherapie sahen.
+
+Diagnose: Mammakarzinom links, ED [[DATE|03/2023]], pT2 pN1a M0, G3, HER2 positiv.
+
+Verlauf: 4. Zyklus Trastuzumab/Pertuzumab gut vertragen. Leukozyten 4,2 G/l, Hb 118 g/l.
+Nächster Termin am [[DATE|30.01.2024]] um 08:30 Uhr.
+
+Freundliche Grüsse
+Dr. med. [[HCW|Lukas Brändli]], Oberarzt
+"""
+
+HELDOUT["roentgen_hand"] = """\
+Röntgen Hand links in 2 Ebenen
+Name: [[PATIENT|Mia Sophie Hartmann]]   Geburtsdatum: [[DATE|21.06.2016]]
+Fallnummer: [[ID|9002741]]
+Mutter: Frau [[PATIENT|Jennifer Hartmann]], Tel. [[PHONE|0157 88776655]]
+
+Anamnese: Sturz vom Trampolin am [[DATE|Sonntag, 14. Juli 2024]].
+
+Befund: Nicht dislozierte Fraktur der distalen Radiusmetaphyse (Wulstfraktur). Epiphysenfugen
+regelrecht. Kein Gelenkerguss.
+
+Beurteilung: Wulstfraktur distaler Radius links. Ruhigstellung im Unterarmgips für 3 Wochen.
+
+[[HCW|Jonas Wegener]], Assistenzarzt Kinderradiologie, [[HOSPITAL|Kinderklinik Am Sonnenberg]]
+"""
+
+HELDOUT["sono_leber"] = """\
+Abdomensonographie
+Patient: [[PATIENT|Ahmet Çelik]], [[DATE|1.12.1969]], [[LOCATION|Wiener Straße 4]], [[LOCATION|01219 Dresden]]
+Versichertennr.: [[ID|C730294815]]
+Hausarzt: Dr. [[HCW|Reinhold Pätzold]], Tel. [[PHONE|0351 4711223]]
+
+Befund: Leber vergrößert (MCL 17 cm), Parenchym echoreich verdichtet, Steatosis hepatis Grad II.
+Keine fokalen Läsionen. Pfortader 12 mm, Fluss hepatopetal. Milz 12,5 cm. Kein Aszites.
+
+Beurteilung: Hepatomegalie mit Steatose. Kontrolle in 6 Monaten, Befund an Dr. [[HCW|Pätzold]] gefaxt.
+
+Untersucher: Dr. rer. nat. Dr. med. [[HCW|Friederike Lau]], [[HOSPITAL|Städtisches Klinikum Dresden]]
+"""
+
+HELDOUT["arztbrief_geriatrie"] = """\
+Entlassungsbrief Geriatrie
+
+Patient: Herr [[PATIENT|Friedhelm Rohde]], [[AGE|96]] Jahre, geb. [[DATE|11.03.1928]]
+Ehefrau: [[PATIENT|Liselotte Rohde]], [[LOCATION|Am Lindenplatz 7]], [[LOCATION|48143 Münster]]
+KV-Nummer: [[ID|R482910375]]
+
+Aufenthalt vom [[DATE|02.05.2024]] bis [[DATE|21.05.2024]] im [[HOSPITAL|St. Franziskus-Hospital]].
+
+Diagnosen: Exsikkose, Delir bei Harnwegsinfekt, Demenz vom Alzheimer-Typ (MMST 17 Punkte).
+
+Verlauf: Der [[AGE|96]]-jährige Patient wurde nach Rehydratation und Antibiose mit Cefuroxim
+500 mg 1-0-1 mobilisiert. Barthel-Index bei Entlassung 55 Punkte.
+
+Mit freundlichen Grüßen
+Dr. [[HCW|Hanna Vogelsang]] (Oberärztin)
+"""
+
+
 def main() -> int:
     problems: list[str] = []
-    sets: dict[Path, list[dict[str, object]]] = {OUT: [], BLIND_OUT: []}
-    for out, prefix, reports in ((OUT, "de", REPORTS), (BLIND_OUT, "de-blind", BLIND)):
+    sets: dict[Path, list[dict[str, object]]] = {OUT: [], SECOND_OUT: [], HELDOUT_OUT: []}
+    for out, prefix, reports in (
+        (OUT, "de", REPORTS),
+        (SECOND_OUT, "de2", SECOND),
+        (HELDOUT_OUT, "de-heldout", HELDOUT),
+    ):
         for name, markup in reports.items():
             text, spans = parse(markup)
             problems.extend(check(name, text, spans))
