@@ -38,7 +38,9 @@ FORMS = {
     "dra_glued": "Remitido por: Dra.[[HCW|Cristina Cuerda]]",
     "dra_m": "Remitido por: Dra. [[HCW|Mª Pilar Castro]]",
     "medico_label": "Médico: [[HCW|Luis Moyano Calvo]]  NºCol: [[ID|28 31 23567]].",
-    "signature_line": "Remitido por:Dr. [[HCW|Miguel Álvarez Múgica]] Servicio de Urología [[HOSPITAL|Hospital Universitario La Paz]].",
+    "signature_line": (
+        "Remitido por:Dr. [[HCW|Miguel Álvarez Múgica]] Servicio de Urología [[HOSPITAL|Hospital Universitario La Paz]]."
+    ),
     # identifiers
     "nhc": "NHC: [[ID|4763954]].",
     "nass": "NASS: [[ID|47 37584930 84]].",
