@@ -39,7 +39,8 @@ FORMS = {
     "dra_m": "Remitido por: Dra. [[HCW|Mª Pilar Castro]]",
     "medico_label": "Médico: [[HCW|Luis Moyano Calvo]]  NºCol: [[ID|28 31 23567]].",
     "signature_line": (
-        "Remitido por:Dr. [[HCW|Miguel Álvarez Múgica]] Servicio de Urología [[HOSPITAL|Hospital Universitario La Paz]]."
+        "Remitido por:Dr. [[HCW|Miguel Álvarez Múgica]] Servicio de Urología "
+        "[[HOSPITAL|Hospital Universitario La Paz]]."
     ),
     # identifiers
     "nhc": "NHC: [[ID|4763954]].",
