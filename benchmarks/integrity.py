@@ -18,8 +18,8 @@ surrogate mode (keyed surrogates, here with a fixed test key, so runs are repeat
 (d) binary token precision and recall, as `benchmarks/accuracy.py` computes them, on `presidio_synth`,
     `meddocan` (Spanish, with the Spanish language pack; its held-out fifth unless `--all-docs`),
     `tests/data/recall_regression.jsonl`
-    (when it exists), a held-out synthetic set (`--synth`) and the 12 bundled examples (`examples/*.txt`
-    + BRAT `.ann`);
+    (when it exists), a held-out synthetic set (`--synth`), the 12 bundled examples (`examples/*.txt`
+    + BRAT `.ann`) and the German reports written by hand (`de_reports`, with the German pack);
 (e) the veto audit (issue 25): a check that looks free on the data it was tuned on can cost recall
     elsewhere, so for every set and every check that removes text (`radeid.resolve.trace.Decision.check`:
     `form:common_word`, `protected:<class>` (`--by-pattern`: per pattern), `edges`, `allow_list`,
@@ -81,6 +81,10 @@ from radeid.resolve.trace import STEPS, Decision, removed_ranges
 REPO = Path(__file__).resolve().parents[1]
 TRAPS = REPO / "tests" / "data" / "integrity_traps.jsonl"
 RECALL_REGRESSION = REPO / "tests" / "data" / "recall_regression.jsonl"
+#: The German reports written by hand (tests/data/make_de_reports.py), all three sets.
+GERMAN_REPORTS = tuple(
+    REPO / "tests" / "data" / name for name in ("de_reports.jsonl", "de_reports_2.jsonl", "de_reports_heldout.jsonl")
+)
 EXAMPLES = REPO / "examples"
 #: A fixed key, so that the surrogates (and so the changed tokens) are the same on every run.
 TEST_KEY = b"radeid-integrity-benchmark-fixed-test-key"
@@ -541,12 +545,15 @@ def read_examples(folder: Path) -> list[dict]:
 
 
 #: Every set this script knows, in the order it runs them (`--sets` picks some).
-SET_NAMES = ("openi_iu", "mtsamples", "presidio_synth", "meddocan", "traps", "recall_regression", "synth", "examples")
+SET_NAMES = (
+    "openi_iu", "mtsamples", "presidio_synth", "meddocan", "traps", "recall_regression", "synth", "examples",
+    "de_reports",
+)  # fmt: skip
 
 
 #: The language pack each non-English set runs with (as `radeid deid --lang`); `--english-only` runs
 #: every set through the English pipeline instead.
-SET_LANGUAGE = {"meddocan": "es"}
+SET_LANGUAGE = {"meddocan": "es", "de_reports": "de"}
 
 #: Sets read in part unless `--all-docs`: the Spanish model was trained on four fifths of meddocan, so
 #: only the held-out fifth (`radeid.evaluate.splits.meddocan_split`, 158 documents) is an honest test;
@@ -563,32 +570,34 @@ def load_sets(
     names: Sequence[str] = SET_NAMES,
     all_docs: bool = False,
 ) -> dict[str, list[dict]]:
-    files = {
+    files: dict[str, Path | tuple[Path, ...]] = {
         "openi_iu": data_dir / "openi_iu_reports.dev.jsonl",
         "mtsamples": data_dir / "mtsamples_subset.jsonl",
         "presidio_synth": data_dir / "presidio_synth.dev.jsonl",
         "meddocan": data_dir / "meddocan.dev.jsonl",
         "traps": TRAPS,
         "recall_regression": RECALL_REGRESSION,
+        "de_reports": GERMAN_REPORTS,
     }
     if synth is not None:
         files["synth"] = synth
     sets: dict[str, list[dict]] = {}
-    for name, path in files.items():
+    for name, where in files.items():
+        paths = where if isinstance(where, tuple) else (where,)
         if name not in names:
             continue
-        if not path.exists():
+        if not all(path.exists() for path in paths):
             if name != "recall_regression":  # being written; used when it is there
-                print(f"note: {path} not found; {name} skipped", file=sys.stderr)
+                print(f"note: {paths[0]} not found; {name} skipped", file=sys.stderr)
             continue
-        records = list(read_jsonl(path))
+        records = [rec for path in paths for rec in read_jsonl(path)]
         keep = SAMPLED.get(name, ("", lambda rec: True))[1]
         sets[name] = records if all_docs else [rec for rec in records if keep(rec)]
     if "examples" in names:
         sets["examples"] = read_examples(EXAMPLES)
     # the traps, the recall regression lines and the examples are small: always whole, so a quick run
     # still covers every class
-    whole = ("traps", "recall_regression", "examples")
+    whole = ("traps", "recall_regression", "examples", "de_reports")
     return {n: recs[:limit] if limit and n not in whole else recs for n, recs in sets.items()}
 
 
@@ -630,7 +639,7 @@ def evaluate(
     out["edges"] = {name: edges(r) for name, r in runs.items()}
     out["token_scores"] = {
         name: score_labelled_spans(runs[name].records, runs[name].spans, runs[name].seconds)
-        for name in ("presidio_synth", "meddocan", "recall_regression", "synth", "examples")
+        for name in ("presidio_synth", "meddocan", "recall_regression", "synth", "examples", "de_reports")
         if name in runs
     }
     if "meddocan" in runs:  # MEDDOCAN labels every age; radeid's policy removes ages over 89 only

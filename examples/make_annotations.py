@@ -31,7 +31,8 @@ GENERIC = frozenset(
     radiology department the and of at for saint st heart cancer valley breast women's womens
     north south east west street avenue road suite drive lane box floor building pavilion one
     viewer family medicine associates neurology service https www example
-    de del la las los y universitario clínica centro salud calle avenida servicio radiología""".split()
+    de del la las los y universitario clínica centro salud calle avenida servicio radiología
+    klinikum universitätsklinikum am""".split()
 )
 
 
@@ -614,6 +615,57 @@ cirujano de guardia, Dr. [[HCW|Marín]], el [[DATE|22 de noviembre de 2024]] a l
 Dra. [[HCW|Covadonga Iturralde Sanz]]
 Radióloga. [[HOSPITAL|Clínica San Rafael de Arganda]], [[LOCATION|Avda. de Valencia 212]], [[LOCATION|28500]] [[LOCATION|Arganda del Rey]]
 Tel. [[PHONE|918 71 33 04]]
+"""
+
+# German examples (`radeid deid --lang de`), written to examples/de/. Invented like the ones above.
+DOCS["de/roentgen_thorax"] = """\
+RADIOLOGISCHER BEFUND
+Patientin: Frau [[PATIENT|Annegret Böhmer-Lindström]], geb. [[DATE|14.02.1951]]
+Pat.-Nr.: [[ID|4471902]]   KV-Nr.: [[ID|M283746150]]
+Anschrift: [[LOCATION|Gartenstraße 17]], [[LOCATION|D-69117]] [[LOCATION|Heidelberg]]
+Tel.: [[PHONE|06221 4837261]]
+Einrichtung: [[HOSPITAL|Klinikum Neckarhalde]], Institut für Radiologie
+Untersuchung am [[DATE|3. März 2024]]
+Zuweiser: Dr. med. [[HCW|Joachim Trautwein]]
+
+RÖNTGEN THORAX P.A. UND SEITLICH
+
+Vergleich: Voraufnahme vom [[DATE|12.09.2023]].
+
+Befund: Herz normal groß (CTR 0,47). Keine Infiltrate, kein Pleuraerguss. Verkalkter Granulom-
+herd 4 mm im rechten Oberfeld, unverändert. Zweikammer-Schrittmacher mit Elektroden im rechten
+Vorhof und Ventrikel. Temperatur laut Pflege 37,8 °C, SpO2 94 %.
+
+Beurteilung: Kein akuter kardiopulmonaler Befund. Telefonische Mitteilung an Frau Dr. [[HCW|Weidner]]
+am [[DATE|3. März 2024]].
+
+Prof. Dr. med. [[HCW|Ursula Weidner]], Chefärztin
+E-Mail: [[EMAIL|u.weidner@klinikum-neckarhalde.example.de]]
+"""
+
+DOCS["de/arztbrief_ct"] = """\
+[[HOSPITAL|Universitätsklinikum Auenfeld]] · Klinik für Allgemein- und Viszeralchirurgie
+[[LOCATION|Am Klinikpark 3]] · [[LOCATION|04103]] [[LOCATION|Leipzig]]
+
+[[LOCATION|Leipzig]], den [[DATE|22.11.2024]]
+
+Sehr geehrter Herr Kollege [[HCW|Fenske]],
+
+wir berichten über Ihren Patienten Herrn [[PATIENT|Wilhelm von Stetten]], geb. [[DATE|08.05.1932]],
+der [[AGE|92]]-jährige Patient wurde am [[DATE|21.11.2024]] mit Schmerzen im rechten Unterbauch
+aufgenommen. Fall-Nr.: [[ID|2024-118470]]
+
+CT Abdomen mit KM: Appendix auf 11 mm verdickt, entzündliche Imbibierung des periappendizitischen
+Fettgewebes, kein Abszess, keine freie Luft. Leber, Milz und Nieren unauffällig. Degenerative
+Veränderungen LWK 4/5.
+
+Diagnose: Akute unkomplizierte Appendizitis.
+
+Therapie: Laparoskopische Appendektomie am [[DATE|22. November 2024]]. Ceftriaxon 2 g i.v. 1-0-0.
+
+Mit freundlichen kollegialen Grüßen
+OA Dr. [[HCW|Katharina Meißner]]
+Sekretariat: Tel. [[PHONE|0341 97-17200]]
 """
 
 

@@ -1,6 +1,6 @@
 """Regenerate src/radeid/data/regex_cache/<engine>.bin for the running Python (see radeid.patterns.regex_cache).
 
-Builds the default configuration's rules, word lists and protected patterns, records every
+Builds the rules, word lists and protected patterns of every bundled language pack, records every
 pattern they compile, stores each one's compiled form, and checks each stored form against
 `re.compile` before writing; and beside it `<engine>.first-words`, the gates of the bundled
 protected patterns (see radeid.patterns.first_words). Run it after editing a bundled rule,
@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 
 from radeid.patterns import first_words, regex_cache
-from radeid.pipeline.regex_inventory import bundled_patterns
-from radeid.resolve.protected import ProtectedContent
+from radeid.pipeline.regex_inventory import bundled_patterns, bundled_protected_regexes
 
 
 def main() -> None:
@@ -33,9 +32,7 @@ def main() -> None:
     path.write_bytes(regex_cache.dump(entries))
     print(f"{len(entries)} patterns -> {path} ({path.stat().st_size:,} bytes)")
     gates = first_words.stored_path()
-    protected = ProtectedContent.from_files().patterns
-    regexes = [p.regex for p in protected] + [p.requires for p in protected if p.requires is not None]
-    gates.write_bytes(first_words.dump(regexes))
+    gates.write_bytes(first_words.dump(bundled_protected_regexes()))
     print(f"first words -> {gates} ({gates.stat().st_size:,} bytes)")
 
 

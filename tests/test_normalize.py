@@ -46,3 +46,14 @@ def test_folding_maps_every_character_back() -> None:
     ]  # fmt: skip
     assert normalize_for_matching("plain ASCII report") is None
     assert normalize_for_matching("Temp 37 \u00b0C, caf\u00e9") is None  # nothing to fold: the fast path
+
+
+def test_folding_keeps_line_breaks_so_a_label_still_starts_its_line(rules_only: Deidentifier) -> None:
+    """A look-alike anywhere in a report (a Turkish dotless ı in a signature) used to fold every line
+    break to a space, and the label `Patient:` at a line start was no longer at one."""
+    folded = normalize_for_matching("a\nb\tc\u2028d\re\u00a0Y\u0131ld\u0131r\u0131m")
+    assert folded is not None
+    assert folded.text == "a\nb\tc\nd\re Yildirim"
+    text = "CHEST X-RAY\nPatient: Obermeier, Juergen\nSigned by Dr. Ferhat Y\u0131ld\u0131r\u0131m"
+    spans = rules_only.detect([Document("t", text)])[0]
+    assert ("Obermeier, Juergen", "PATIENT") in {(text[s.start : s.end], s.category.value) for s in spans}

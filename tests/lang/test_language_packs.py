@@ -13,8 +13,8 @@ from radeid.detect.transformer import ModelLoadError, resolve_model
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_bundled_packs_are_english_and_spanish() -> None:
-    assert available_languages() == ["en", "es"]
+def test_bundled_packs_are_german_english_and_spanish() -> None:
+    assert available_languages() == ["de", "en", "es"]
 
 
 def test_english_is_the_default_and_changes_nothing() -> None:
@@ -53,7 +53,7 @@ def test_an_override_picks_the_pack_over_the_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("value", ["fr", "", "ES"])
 def test_an_unknown_language_names_the_known_ones(value: str) -> None:
-    with pytest.raises(ConfigError, match=r"pipeline\.language must be one of en, es"):
+    with pytest.raises(ConfigError, match=r"pipeline\.language must be one of de, en, es"):
         Config.load(overrides={"pipeline": {"language": value}})
 
 

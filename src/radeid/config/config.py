@@ -23,6 +23,7 @@ from radeid.config.language import (
     dotted_keys,
     drop_keys,
     language_of,
+    pack_files,
     pack_folder,
     pack_overlay,
 )
@@ -137,6 +138,22 @@ class Config:
     @property
     def ensemble(self) -> EnsembleConfig:
         return self.detectors["ensemble"]  # type: ignore[no-any-return]
+
+    @property
+    def rule_files(self) -> tuple[str, ...]:
+        """Rule files after the bundled ones: the language pack's `rules/*.toml`, then the user's
+        `[detectors.rules] extra_files` (which may redefine the pack's rules by name)."""
+        pack = tuple(str(p) for p in pack_files(self.pipeline.language, "rules"))
+        return (*pack, *self.rules.extra_files)
+
+    @property
+    def protected_files(self) -> tuple[str, ...]:
+        """Protected-content files after the bundled ones: the pack's `protected/*.toml` (bundled
+        data too, so `[protected] include_bundled = false` drops them), then the user's `extra_files`."""
+        if not self.protected.include_bundled:
+            return self.protected.extra_files
+        pack = tuple(str(p) for p in pack_files(self.pipeline.language, "protected"))
+        return (*pack, *self.protected.extra_files)
 
     def with_section(self, name: str, **changes: Any) -> Config:
         """This config with some keys of one section changed (`"detectors.transformer"` for a detector)."""

@@ -28,12 +28,14 @@ else:  # pragma: no cover
 __all__ = [
     "AUTO_LANGUAGE",
     "DEFAULT_LANGUAGE",
+    "PACK_FILE_KINDS",
     "available_languages",
     "check_languages",
     "config_dict",
     "dotted_keys",
     "drop_keys",
     "language_of",
+    "pack_files",
     "pack_folder",
     "pack_overlay",
 ]
@@ -42,6 +44,9 @@ DEFAULT_LANGUAGE = "en"
 #: `[pipeline] language = "auto"`: each document gets the pack of the language it is written in.
 AUTO_LANGUAGE = "auto"
 _PACK_FILE = "config.toml"
+#: The folders of data files a pack may hold besides its overlay: `rules/*.toml` (the schema of
+#: `radeid/data/rules/`) and `protected/*.toml` (that of `radeid/data/protected/`).
+PACK_FILE_KINDS = ("rules", "protected")
 
 
 def _packs_root() -> Path:
@@ -74,6 +79,17 @@ def pack_overlay(code: str) -> dict[str, Any]:
     if named != code:
         raise ConfigError(f"language pack {code!r}: its config.toml sets pipeline.language = {named!r}")
     return overlay
+
+
+def pack_files(code: str, kind: str) -> list[Path]:
+    """Pack `code`'s own files of one kind (`PACK_FILE_KINDS`), in file-name order: loaded after the
+    bundled ones and before the user's `extra_files`, so a user's file still wins by name and never
+    has to repeat the pack's files to keep them."""
+    if kind not in PACK_FILE_KINDS:
+        raise ValueError(f"a pack holds {', '.join(PACK_FILE_KINDS)} files, not {kind!r}")
+    if code == AUTO_LANGUAGE:  # each document's own pack brings its files (`Config.for_language`)
+        return []
+    return sorted((pack_folder(code) / kind).glob("*.toml"))
 
 
 def language_of(*layers: Mapping[str, Any] | None) -> str:

@@ -51,6 +51,7 @@ _LRO, _RLO, _PDF, _PDI = "\u202d", "\u202e", "\u202c", "\u2069"
 _EMBEDDINGS = frozenset("\u202a\u202b")
 _ISOLATES = frozenset("\u2066\u2067\u2068")
 _PARAGRAPH_ENDS = frozenset("\n\r\x1c\x1d\x1e\x85\u2029")
+_BREAKS = _PARAGRAPH_ENDS | frozenset("\x0b\x0c\u2028")
 # Anything that may change under folding; texts without it (nearly every report) are left alone. Also
 # (computed): decimal digits of other scripts, format and default-ignorable characters, compatibility
 # forms beyond Latin-1, other digits and the look-alikes of the confusables table.
@@ -165,7 +166,9 @@ def load_skeleton_tables() -> None:
 def _fold_cluster(cluster: str) -> str:
     first = cluster[0]
     if first.isspace():
-        return " "
+        # A line break stays a line break and a tab a tab: a label still starts its line ("Name:")
+        # and a name never runs on into the next line, as in the unfolded text.
+        return first if first in "\n\r\t" else "\n" if first in _BREAKS else " "
     if len(cluster) == 1 and (unicodedata.category(first) == "Pd" or first == "\u2212"):
         return "-"
     digit = unicodedata.decimal(first, None)

@@ -121,7 +121,7 @@ class Resolver:
         protected = None
         if config.resolver.protected:
             protected = ProtectedContent.from_files(
-                config.protected.extra_files,
+                config.protected_files,
                 include_bundled=config.protected.include_bundled,
                 disabled_classes=config.protected.disabled_classes,
                 disabled=config.protected.disabled,

@@ -190,7 +190,7 @@ class EnsembleDetector:
 
 def protected_content(config: Config) -> ProtectedContent:
     return ProtectedContent.from_files(
-        config.protected.extra_files,
+        config.protected_files,
         include_bundled=config.protected.include_bundled,
         disabled_classes=config.protected.disabled_classes,
         disabled=config.protected.disabled,
