@@ -176,6 +176,41 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
 }
 
 
+# Trial runs (`deid` and `detect`): a few documents first, or nothing written at all.
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, metavar="N", help="Only the first N documents (io.limit): a trial run."),
+]
+
+
+SampleOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--sample",
+        min=1,
+        metavar="N",
+        help="A random sample of N documents, in input order (io.sample; reservoir sampling with --seed).",
+    ),
+]
+
+
+SeedOpt = Annotated[
+    int | None, typer.Option("--seed", metavar="S", help="Seed of --sample (io.seed, 0): same seed, same sample.")
+]
+
+
+DryRunOpt = Annotated[
+    bool,
+    typer.Option("--dry-run", help="Detect and count, write no output, audit, vault or key (deid: only the report)."),
+]
+
+
+#: The trial-run options, shared by `deid` and `detect` like the ones above.
+SHARED_OPTIONS.update(
+    {"limit": (LimitOpt, None), "sample": (SampleOpt, None), "seed": (SeedOpt, None), "dry_run": (DryRunOpt, False)}
+)
+
+
 def with_shared_options(func: Callable[..., None]) -> Callable[..., None]:
     """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter.
 
@@ -216,7 +251,8 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "input_format": "io.format", "output_format": "io.output_format", "id_col": "io.id_col",
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
-        "pseudonymize_ids": "io.pseudonymize_ids",
+        "pseudonymize_ids": "io.pseudonymize_ids", "report": "io.report", "write_report": "io.write_report",
+        "limit": "io.limit", "sample": "io.sample", "seed": "io.seed",
         "batch_size": "pipeline.batch_size", "lang": "pipeline.language",
         "age_threshold": "detectors.rules.age_threshold",
         "model": "detectors.transformer.model", "threshold": "detectors.transformer.threshold",
@@ -282,8 +318,9 @@ def read_options(config: Config) -> ReadOptions:
     """The reader options of a job's `[io]` section."""
     io = config.io
     return ReadOptions(
-        id_col=io.id_col, text_col=io.text_col, patient_col=io.patient_col or None, keep_columns=io.keep_columns
-    )
+        id_col=io.id_col, text_col=io.text_col, patient_col=io.patient_col or None, keep_columns=io.keep_columns,
+        limit=io.limit, sample=io.sample, seed=io.seed,
+    )  # fmt: skip
 
 
 def input_format(name: str) -> InputFormat | None:

@@ -120,6 +120,14 @@ class IOConfig:
     vault: str = ""
     key_file: str = ""
     pseudonymize_ids: bool = False
+    #: The run report ("" = OUTPUT.report.json beside the output; `write_report` false: none).
+    report: str = ""
+    write_report: bool = True
+    #: A trial run: the first `limit` documents, or a random `sample` of that many drawn with
+    #: `seed` (`radeid.io.select`); 0 = every document.
+    limit: int = 0
+    sample: int = 0
+    seed: int = 0
 
 
 @dataclass(frozen=True)
