@@ -162,6 +162,7 @@ def test_an_interrupted_run_and_its_resume_each_add_an_entry(
     monkeypatch.setattr(OrderedSink, "_count", count)
     first = _report(tmp_path / "out.jsonl.report.json")["runs"]
     assert [(r["status"], r["documents"], r["resumed"]) for r in first] == [("interrupted", 4, False)]
+    assert (first[0]["input"]["sha256"], first[0]["input"]["records"]) == (None, None)  # not read again on Ctrl-C
     code, output = cli(*args, "--resume")
     assert code == 0, output
     runs = _report(tmp_path / "out.jsonl.report.json")["runs"]
@@ -170,6 +171,8 @@ def test_an_interrupted_run_and_its_resume_each_add_an_entry(
         ("completed", 10, True),
     ]
     assert runs[1]["replacements_by_category"] == {"DATE": 10}
+    assert runs[1]["input"]["sha256"] == hashlib.sha256(src.read_bytes()).hexdigest()
+    assert runs[1]["input"]["records"] == 10
     assert len(read_jsonl(out)) == 10
 
 

@@ -189,7 +189,7 @@ SampleOpt = Annotated[
         "--sample",
         min=1,
         metavar="N",
-        help="A random sample of N documents, in input order (io.sample; reservoir sampling with --seed).",
+        help="A random sample of N documents, in input order (io.sample): the same --seed, the same sample.",
     ),
 ]
 

@@ -161,25 +161,27 @@ def model_part(config: Config) -> dict[str, Any] | None:
     return {"name": name, "path": str(path), "sha256": digest, "files": files}
 
 
-def input_part(facts: RunFacts, summary: RunSummary) -> dict[str, Any]:
+def input_part(facts: RunFacts, summary: RunSummary | None) -> dict[str, Any]:
     """The input: path, SHA-256 and its record count. Without a selection the run read every
     record, so the count is exact (documents read + records skipped); a trial run gives the
-    reader's estimate (`radeid.io.readers.estimate_total`)."""
+    reader's estimate (`radeid.io.readers.estimate_total`). A run that stopped (`summary` None)
+    gives neither: Ctrl-C or SIGTERM must not wait for the whole input to be read again."""
     from radeid.io.readers import estimate_total
 
     options = facts.config.io
     selects = bool(options.limit or options.sample)
-    records: int | None
-    if selects:
-        records = estimate_total(facts.input_path, facts.input_format)
-    else:
-        records = summary.read + sum(i.records for i in summary.errors)
+    records: int | None = None
+    if summary is not None:
+        if selects:
+            records = estimate_total(facts.input_path, facts.input_format)
+        else:
+            records = summary.read + sum(i.records for i in summary.errors)
     return {
         "path": os.path.abspath(facts.input_path),
         "format": facts.input_format,
-        "sha256": tree_sha256(facts.input_path)[0],
+        "sha256": tree_sha256(facts.input_path)[0] if summary is not None else None,
         "records": records,
-        "records_exact": not selects,
+        "records_exact": summary is not None and not selects,
     }
 
 
@@ -222,7 +224,7 @@ def run_entry(facts: RunFacts, summary: RunSummary | None, status: str, document
         "config": config_part(config, facts.config_file),
         "model": model_part(config),
         "key": {"fingerprint": key_fingerprint(facts.key)} if facts.key is not None else None,
-        "input": input_part(facts, summary or RunSummary()),
+        "input": input_part(facts, summary),
         "selection": {"limit": io.limit, "sample": io.sample, "seed": io.seed} if io.limit or io.sample else None,
         "output": None if facts.dry_run else _absolute(facts.output),
         "audit": None if facts.dry_run else _absolute(facts.audit),
