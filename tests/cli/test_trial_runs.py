@@ -132,6 +132,12 @@ def test_deid_dry_run_writes_only_the_report(tmp_path: Path, src: Path, cli) -> 
     assert run["zero_replacement_ids"] == ["r0", "r3", "r6", "r9"]
 
 
+def test_dry_run_with_resume_is_a_usage_error(tmp_path: Path, src: Path, cli) -> None:
+    code, output = cli("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--dry-run", "--resume")
+    assert code == 2 and "drop --resume" in output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
 def test_a_dry_run_counts_what_the_run_replaces(tmp_path: Path, src: Path, cli) -> None:
     for name, extra in (("dry.jsonl", ["--dry-run"]), ("real.jsonl", [])):
         code, output = cli("deid", src, "-o", tmp_path / name, "--mode", "tag", "--no-model", "-q", *extra)

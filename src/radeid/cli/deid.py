@@ -152,6 +152,8 @@ def deid(
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     if dry_run:
+        if resume:
+            raise fail("--dry-run writes nothing, so there is no run to resume; drop --resume", EXIT_USAGE)
         dry_run_deid(cfg, input_path, output, config_path=config, quiet=quiet)
         return
     run_deid(cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet)
