@@ -175,4 +175,11 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, mode: st
     assert Path(f"{output}.audit.jsonl").read_bytes() == Path(f"{expected}.audit.jsonl").read_bytes()
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
     assert ids == [f"n{i}" for i in range(DOCS)]  # every document exactly once, in input order
-    assert sorted(p.name for p in output.parent.iterdir()) == ["deid.jsonl", "deid.jsonl.audit.jsonl"]
+    assert sorted(p.name for p in output.parent.iterdir()) == [
+        "deid.jsonl",
+        "deid.jsonl.audit.jsonl",
+        "deid.jsonl.report.json",
+    ]
+    # a killed run (kill -9) writes no entry; the resume that completes writes its own
+    runs = json.loads(Path(f"{output}.report.json").read_text(encoding="utf-8"))["runs"]
+    assert [(r["status"], r["resumed"], r["documents"]) for r in runs] == [("completed", True, DOCS)]

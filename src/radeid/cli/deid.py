@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_USAGE, err, fail, note
-from radeid.cli.jobs import check_input, check_job_paths, config_reads, key_paths, report, run_job
+from radeid.cli.jobs import check_input, check_job_paths, config_reads, key_paths, report
 from radeid.cli.options import (
     AgeMode,
     ModeOpt,
@@ -20,6 +20,7 @@ from radeid.cli.options import (
     read_options,
     with_shared_options,
 )
+from radeid.cli.reporting import dry_run_deid, print_written_report, report_path, run_reported, trial_total
 from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
@@ -30,6 +31,7 @@ from radeid.replace.base import KEYED_MODES
 from radeid.replace.surrogate.dictionary import Replacements
 from radeid.run.batch import default_audit_path
 from radeid.run.parallel import RunPlan, default_workers, run, work_folder_for
+from radeid.run.report import RunFacts
 from radeid.run.sink import ParallelRunSummary
 from radeid.run.worker_start import fewer_collections
 from radeid.secure.keys import key_dir_for, load_key, resolve_key
@@ -121,6 +123,13 @@ def deid(
         bool,
         typer.Option("--resume", help="Continue an interrupted run from its work folder beside the output."),
     ] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option("--report", metavar="PATH", help="Run report JSON (io.report; default: OUTPUT.report.json)."),
+    ] = None,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Write no run report (io.write_report false).")
+    ] = False,
     **shared: Any,
 ) -> None:
     """De-identify documents: detect PHI, replace it, write the output and an audit of every span.
@@ -140,21 +149,30 @@ def deid(
       radeid deid notes.csv -o deid.csv --id-col note_id --text-col body --on-error skip
 
       radeid deid big.jsonl -o deid.jsonl --key-file site.key --workers 2 --resume
+
+      radeid deid big.jsonl -o trial.jsonl --sample 100 --seed 7 --dry-run
     """
     check_input(input_path)
     config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    dry_run = shared.pop("dry_run")
     overlay = job_overrides(
         **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
         day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
         keep_state=keep_state, vault=vault, mask_char=mask_char, mask_length=mask_length,
         output_format=output_format, audit=audit, keep_column=keep_column, pseudonymize_ids=pseudonymize_ids,
         patients=patients, replacements=replacements,
+        report=report, write_report=False if no_report else None,
     )  # fmt: skip
     try:
         cfg = load_job_config(config, overlay, no_model=no_model)
         Replacements.load(cfg.surrogate.replacements)  # a bad line is a usage error now, not in a worker
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+    if dry_run:
+        if resume:
+            raise fail("--dry-run writes nothing, so there is no run to resume; drop --resume", EXIT_USAGE)
+        dry_run_deid(cfg, input_path, output, config_path=config, quiet=quiet)
+        return
     run_deid(cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet)
 
 
@@ -177,7 +195,7 @@ def run_deid(
     check_job_paths(
         {"the input": input_path, "--config": config_path, **config_reads(cfg)},
         {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path,
-         "the work folder": work_folder_for(output)},
+         "the work folder": work_folder_for(output), "--report": report_path(cfg, output)},
         key_paths(key_file, output if _needs_key(cfg) else None),
     )  # fmt: skip
     try:
@@ -198,9 +216,12 @@ def run_deid(
         )
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
-    total = None if quiet else estimate_total(input_path, plan.input_format)  # the progress bar only
-    summary = run_job(lambda on_batch: run(plan, on_batch=on_batch), quiet, "de-identifying", output, total=total)
+    total = None if quiet else trial_total(estimate_total(input_path, plan.input_format), plan.options)
+    facts = RunFacts(cfg, config_path, input_path, io.format or None, output, plan.audit, vault_path, key,
+                     plan.worker_count, resumed=resume, report=report_path(cfg, output))  # fmt: skip
+    summary = run_reported(facts, lambda on_batch: run(plan, on_batch=on_batch), quiet, total, resume=resume)
     _report_run(summary, plan, quiet)
+    print_written_report(facts, summary, quiet)
 
 
 def _needs_key(cfg: Config) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,11 +11,12 @@ import typer
 from radeid.cli.errors import EXIT_USAGE, fail
 from radeid.cli.jobs import check_input, check_job_paths, config_reads, report, run_job
 from radeid.cli.options import input_format, job_overrides, load_job_config, read_options, with_shared_options
+from radeid.cli.reporting import trial_total
 from radeid.config.config import ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import estimate_total
 from radeid.pipeline.multilingual import build_deidentifier
-from radeid.run.batch import detect_path
+from radeid.run.batch import OnError, RunSummary, count_path, detect_path
 
 
 @with_shared_options
@@ -30,35 +32,35 @@ def detect(
       radeid detect examples/ -o spans.jsonl
 
       radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
+
+      radeid detect reports.jsonl -o spans.jsonl --limit 50 --dry-run
     """
     check_input(input_path)
     config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    dry_run = shared.pop("dry_run")
     try:
         cfg = load_job_config(config, job_overrides(**shared), no_model=no_model)
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
-    check_job_paths(reads, {"--output": output})
+    check_job_paths(reads, {"--output": None if dry_run else output})
     try:
         deidentifier = build_deidentifier(cfg)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     fmt = input_format(cfg.io.format)
-    summary = run_job(
-        lambda on_batch: detect_path(
-            deidentifier,
-            input_path,
-            output,
-            input_format=fmt,
-            options=read_options(cfg),
-            on_error=cfg.io.on_error,  # type: ignore[arg-type]
-            on_batch=on_batch,
-        ),
-        quiet,
-        "detecting",
-        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
-    )
-    report(summary, quiet, "detected")
+    options = read_options(cfg)
+    on_error: OnError = cfg.io.on_error  # type: ignore[assignment]
+
+    def job(on_batch: Callable[[int], None]) -> RunSummary:
+        args = {"input_format": fmt, "options": options, "on_error": on_error, "on_batch": on_batch}
+        if dry_run:
+            return count_path(deidentifier, input_path, **args)  # type: ignore[arg-type]
+        return detect_path(deidentifier, input_path, output, **args)  # type: ignore[arg-type]
+
+    total = None if quiet else trial_total(estimate_total(input_path, fmt), options)  # the progress bar only
+    summary = run_job(job, quiet, "detecting (dry run)" if dry_run else "detecting", total=total)
+    report(summary, quiet, "dry run: detected" if dry_run else "detected")
 
 
 def register(app: typer.Typer) -> None:

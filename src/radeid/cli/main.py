@@ -16,6 +16,7 @@ from radeid.cli.explain import register as register_explain
 from radeid.cli.keygen import register as register_keygen
 from radeid.cli.model import register as register_model
 from radeid.cli.reidentify import register as register_reidentify
+from radeid.cli.report import register as register_report
 from radeid.cli.review import register as register_review
 from radeid.cli.serve import register as register_server
 from radeid.cli.spark import register as register_spark
@@ -58,6 +59,7 @@ def main(
 register_deid(app)
 register_detect(app)
 register_reidentify(app)
+register_report(app)
 register_keygen(app)
 register_default_config(app)
 register_ensemble(app)

@@ -180,6 +180,41 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
 }
 
 
+# Trial runs (`deid` and `detect`): a few documents first, or nothing written at all.
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, metavar="N", help="Only the first N documents (io.limit): a trial run."),
+]
+
+
+SampleOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--sample",
+        min=1,
+        metavar="N",
+        help="A random sample of N documents, in input order (io.sample): the same --seed, the same sample.",
+    ),
+]
+
+
+SeedOpt = Annotated[
+    int | None, typer.Option("--seed", metavar="S", help="Seed of --sample (io.seed, 0): same seed, same sample.")
+]
+
+
+DryRunOpt = Annotated[
+    bool,
+    typer.Option("--dry-run", help="Detect and count, write no output, audit, vault or key (deid: only the report)."),
+]
+
+
+#: The trial-run options, shared by `deid` and `detect` like the ones above.
+SHARED_OPTIONS.update(
+    {"limit": (LimitOpt, None), "sample": (SampleOpt, None), "seed": (SeedOpt, None), "dry_run": (DryRunOpt, False)}
+)
+
+
 def with_shared_options(func: Callable[..., None]) -> Callable[..., None]:
     """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter.
 
@@ -222,6 +257,8 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
         "pseudonymize_ids": "io.pseudonymize_ids", "patients": "io.patients",
         "replacements": "surrogate.replacements",
+        "report": "io.report", "write_report": "io.write_report",
+        "limit": "io.limit", "sample": "io.sample", "seed": "io.seed",
         "batch_size": "pipeline.batch_size", "lang": "pipeline.language",
         "age_threshold": "detectors.rules.age_threshold",
         "model": "detectors.transformer.model", "threshold": "detectors.transformer.threshold",
@@ -293,6 +330,9 @@ def read_options(config: Config) -> ReadOptions:
         keep_columns=io.keep_columns,
         patients=read_patient_map(io.patients) if io.patients else {},
         patient_pattern=io.patient_pattern,
+        limit=io.limit,
+        sample=io.sample,
+        seed=io.seed,
     )
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
-from radeid.cli.options import ModeOpt
+from radeid.cli.options import LimitOpt, ModeOpt, SampleOpt, SeedOpt
 from radeid.config.config import Config, ConfigError
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
@@ -88,6 +88,9 @@ def spark_deid(
             help="Write document ids as keyed pseudonyms (doc-3f9a...), as radeid deid does; else as they are.",
         ),
     ] = None,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
@@ -105,6 +108,7 @@ def spark_deid(
         id_col=id_col, text_col=text_col, patient_col=patient_col, keep_column=keep_column, on_error=on_error,
         pseudonymize_ids=pseudonymize_ids,
     )  # fmt: skip
+    overlay.update(job_overrides(limit=limit, sample=sample, seed=seed))  # a trial run (`spark.dataframe._trial`)
     cfg, found, audit_path = _load_job(config, overlay, output_path, no_audit)
     spec = _check_job(cfg, found, input_path, output_path, audit_path, config, local_dir)
     if found and found[1]:

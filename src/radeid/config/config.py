@@ -225,6 +225,10 @@ class Config:
             raise ConfigError("detectors.rules.age_threshold must not be negative")
         if self.io.on_error not in ON_ERROR:
             raise ConfigError(f"io.on_error must be one of {', '.join(ON_ERROR)}, not {self.io.on_error!r}")
+        if self.io.limit < 0 or self.io.sample < 0:
+            raise ConfigError("io.limit and io.sample must not be negative (0 reads every document)")
+        if self.io.limit and self.io.sample:
+            raise ConfigError("io.limit (--limit) and io.sample (--sample) contradict each other; pass one of them")
         self._validate_transformer()
         self._validate_ensemble()
 

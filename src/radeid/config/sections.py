@@ -155,6 +155,15 @@ class IOConfig:
     patient_pattern: str = ""
     patient_from: str = ""
 
+    #: The run report ("" = OUTPUT.report.json beside the output; `write_report` false: none).
+    report: str = ""
+    write_report: bool = True
+    #: A trial run: the first `limit` documents, or a random `sample` of that many drawn with
+    #: `seed` (`radeid.io.select`); 0 = every document.
+    limit: int = 0
+    sample: int = 0
+    seed: int = 0
+
     def __post_init__(self) -> None:
         if self.patient_pattern:
             try:

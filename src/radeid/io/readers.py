@@ -51,6 +51,7 @@ from radeid.io.errors import (
 from radeid.io.formats import InputFormat, detect_format
 from radeid.io.records import MAX_PROBLEMS_PER_DOC, ReadOptions, checked
 from radeid.io.registry import format_handler
+from radeid.io.select import first, sample
 
 __all__ = [
     "MAX_PROBLEMS_PER_DOC",
@@ -83,7 +84,12 @@ def read_documents(
         raise InputNotFoundError(f"input not found: {p}")
     handler = format_handler(InputFormat.parse(fmt) if fmt is not None else detect_format(p))
     mapping = options.label_mapping()
-    return checked(handler.read(p, options, mapping), str(p), options)
+    items = checked(handler.read(p, options, mapping), str(p), options)
+    if options.limit:
+        return first(items, options.limit)
+    if options.sample:
+        return sample(items, options.sample, options.seed)
+    return items
 
 
 def estimate_total(path: str | os.PathLike[str], fmt: InputFormat | str | None = None) -> int | None:

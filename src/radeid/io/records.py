@@ -86,6 +86,11 @@ class ReadOptions:
     require_kept: bool = True
     patients: Mapping[str, str] = field(default_factory=dict)
     patient_pattern: str = ""
+    #: A trial run (`radeid.io.select`): only the first `limit` documents, or a random `sample`
+    #: of that many drawn with `seed`; 0 reads every document.
+    limit: int = 0
+    sample: int = 0
+    seed: int = 0
 
     def __post_init__(self) -> None:
         keep = (self.keep_columns,) if isinstance(self.keep_columns, str) else tuple(self.keep_columns)
@@ -106,6 +111,15 @@ class ReadOptions:
             raise FormatError("max_chars must be at least 1")
         if self.delimiter is not None and len(self.delimiter) != 1:
             raise FormatError(f"delimiter must be one character, got {self.delimiter!r}")
+        if self.limit < 0 or self.sample < 0:
+            raise FormatError("limit and sample must not be negative")
+        if self.limit and self.sample:
+            raise FormatError("limit and sample contradict each other; pass one of them")
+
+    @property
+    def selects(self) -> bool:
+        """Whether only some of the documents are read (a trial run: `limit` or `sample`)."""
+        return bool(self.limit or self.sample)
 
     def label_mapping(self) -> dict[str, str] | None:
         """The label map named in the options (None when none is)."""

@@ -141,7 +141,8 @@ class PipelineSpec:
             config = config.with_section("detectors.transformer", threads=0)
         # Where the output, audit, vault and key go or come from is not what the output is; the key
         # file's content must never be hashed here (a fast hash of it would test guesses cheaply).
-        config = dataclasses.replace(config, io=dataclasses.replace(config.io, audit="", vault="", key_file=""))
+        io = dataclasses.replace(config.io, audit="", vault="", key_file="", report="", write_report=True)
+        config = dataclasses.replace(config, io=io)
         payload = {
             "radeid": __version__,
             "config": canonical(config),

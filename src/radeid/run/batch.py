@@ -19,6 +19,7 @@ from typing import Literal
 from radeid.core.document import Document, Result
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, detect_format, format_from_suffix
+from radeid.io.ids import pseudonymize_id
 from radeid.io.readers import InputFormat, ReadIssue, ReadOptions, read_documents
 from radeid.io.writers import open_writer, write_spans_jsonl
 from radeid.pipeline.deidentifier import Deidentifier
@@ -39,6 +40,8 @@ class RunSummary:
     aborted: bool = False
     #: Valid documents read so far (`documents` counts those de-identified, batch by batch).
     read: int = 0
+    #: Ids (as written: pseudonyms when asked for) of the documents with no replacement, in order.
+    empty_ids: list[str] = field(default_factory=list)
 
 
 class DuplicateIdError(RadeidIOError):
@@ -170,18 +173,48 @@ def detect_path(
     options = options or ReadOptions()
     summary = RunSummary()
     docs = _documents(input_path, input_format, options, on_error, summary)
+    write_spans_jsonl(output_path, _detected(deidentifier, docs, summary, on_batch))
+    return summary
 
-    def detected() -> Iterator[tuple[Document, list]]:
-        for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
-            for doc, spans in zip(batch, deidentifier.detect(batch), strict=True):
-                summary.documents += 1
-                summary.spans += len(spans)
-                summary.by_category.update(s.category.value for s in spans)
-                yield doc, spans
-            if on_batch:
-                on_batch(len(batch))
 
-    write_spans_jsonl(output_path, detected())
+def _detected(
+    deidentifier: Deidentifier,
+    docs: Iterator[Document],
+    summary: RunSummary,
+    on_batch: Callable[[int], None] | None,
+    id_key: bytes | None = None,
+) -> Iterator[tuple[Document, list]]:
+    """Each document with its resolved spans, counted into `summary` (ids with no span: as
+    pseudonyms under `id_key`, when given)."""
+    for batch in _batches(docs, deidentifier.config.pipeline.batch_size):
+        for doc, spans in zip(batch, deidentifier.detect(batch), strict=True):
+            summary.documents += 1
+            summary.spans += len(spans)
+            summary.by_category.update(s.category.value for s in spans)
+            if not spans:
+                summary.empty_ids.append(pseudonymize_id(id_key, doc.id) if id_key else doc.id)
+            yield doc, spans
+        if on_batch:
+            on_batch(len(batch))
+
+
+def count_path(
+    deidentifier: Deidentifier,
+    input_path: Path,
+    *,
+    input_format: InputFormat | None = None,
+    options: ReadOptions | None = None,
+    on_error: OnError = "fail",
+    on_batch: Callable[[int], None] | None = None,
+    unique_ids: bool = False,
+    id_key: bytes | None = None,
+) -> RunSummary:
+    """A dry run: detect and count as `detect_path` does, and write nothing. `unique_ids` refuses
+    duplicate ids as de-identification does (`DuplicateIdError`)."""
+    summary = RunSummary()
+    docs = _documents(input_path, input_format, options or ReadOptions(), on_error, summary, unique_ids=unique_ids)
+    for _ in _detected(deidentifier, docs, summary, on_batch, id_key):
+        pass
     return summary
 
 

@@ -174,8 +174,9 @@ _BYTE_SPLITS: dict[InputFormat, Callable[[Path, int], Split]] = {InputFormat.JSO
 
 def split_input(path: Path, fmt: InputFormat | None, options: ReadOptions, size: int, *, as_bytes: bool) -> Split:
     """How to cut this input: as bytes when its format can be (and the run allows it: `as_bytes`)
-    and it is one uncompressed file; else as documents read here."""
-    if as_bytes and path.is_file() and not is_gzip(path):
+    and it is one uncompressed file; else as documents read here (a trial run too: which lines
+    are read is decided by the reader, `radeid.io.select`)."""
+    if as_bytes and not options.selects and path.is_file() and not is_gzip(path):
         make = _BYTE_SPLITS.get(fmt or detect_format(path))
         if make is not None:
             return make(path, size)

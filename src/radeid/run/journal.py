@@ -193,6 +193,8 @@ class BatchRecord:
     segments: tuple[tuple[int, str], ...] = ()
     #: Its replacements by category (counted by the sink, so a resume knows them without the part).
     categories: dict[str, int] = field(default_factory=dict)
+    #: Ids (as written) of its documents with no replacement (for the run report).
+    empty: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, line: str) -> BatchRecord | None:
@@ -203,7 +205,10 @@ class BatchRecord:
             skipped = tuple((int(i), str(t)) for i, t in data.get("skipped") or ())
             segments = tuple((int(n), str(h)) for n, h in data.get("segments") or ())
             categories = {str(k): int(v) for k, v in dict(data.get("categories") or {}).items()}
-            record = cls(batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped, segments, categories)
+            empty = tuple(str(i) for i in data.get("empty") or ())
+            record = cls(
+                batch, docs, str(data["ids"]), size, str(data["sha256"]), stats, skipped, segments, categories, empty
+            )
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return record if record.batch >= 0 and record.docs >= 0 and record.size >= 0 else None

@@ -162,6 +162,7 @@ def _finish_interrupted(
         summary.documents = int(done.get("documents", 0))
         summary.spans = int(done.get("spans", 0))
         summary.by_category.update({str(k): int(v) for k, v in dict(done.get("by_category") or {}).items()})
+        summary.empty_ids.extend(str(i) for i in done.get("empty_ids") or ())
         summary.resumed_documents = summary.documents
         work.finish()
         return True

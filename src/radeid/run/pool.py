@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radeid.config.config import ConfigError
+from radeid.io.ids import pseudonymize_id
 from radeid.io.records import ReadOptions
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import PipelineSpec
@@ -67,10 +68,15 @@ class _Worker:
         if setup.stream is not None:
             assert self.encoder is not None  # `StreamFormat.choose` streams only what it can encode
             encoded = encode_batch(results, self.encoder, setup.stream, setup.id_key)
-            data, segments, categories = encoded.data, encoded.segments, encoded.categories
+            data, segments, categories, empty = encoded.data, encoded.segments, encoded.categories, encoded.empty
         else:
             part = write_part(setup.parts / part_name(chunk.batch), results)
             categories = dict(Counter(r.span.category.value for result in results for r in result.replacements))
+            empty = tuple(
+                pseudonymize_id(setup.id_key, r.document.id) if setup.id_key else r.document.id
+                for r in results
+                if not r.replacements
+            )
         counts = {k: int(v) for k, v in (after - before).items()}
         return Outcome(
             batch=chunk.batch,
@@ -81,6 +87,7 @@ class _Worker:
             skipped=skipped,
             skip_issues=skip_issues,
             categories=categories,
+            empty=empty,
             data=data,
             segments=segments,
             part=part,

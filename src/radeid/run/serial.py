@@ -74,6 +74,8 @@ def deidentify_path(
                 summary.documents += 1
                 summary.spans += len(result.replacements)
                 summary.by_category.update(r.span.category.value for r in result.replacements)
+                if not result.replacements:
+                    summary.empty_ids.append(result.document.id)
             if on_batch:
                 on_batch(len(batch))
     except BaseException:

@@ -71,6 +71,8 @@ class Outcome:
     #: One issue per skipped document (`batch.pipeline_issue`), in the same order.
     skip_issues: tuple[ReadIssue, ...]
     categories: dict[str, int]
+    #: Ids (as written) of the documents with no replacement.
+    empty: tuple[str, ...] = ()
     #: Streamed: the bytes to append to each spool, and (size, SHA-256) of each.
     data: tuple[bytes, ...] = ()
     segments: tuple[tuple[int, str], ...] = ()
@@ -81,7 +83,16 @@ class Outcome:
         """The journal line of this chunk."""
         size, sha = self.part
         return BatchRecord(
-            self.batch, self.docs, self.digest, size, sha, self.stats, self.skipped, self.segments, self.categories
+            self.batch,
+            self.docs,
+            self.digest,
+            size,
+            sha,
+            self.stats,
+            self.skipped,
+            self.segments,
+            self.categories,
+            self.empty,
         )
 
 
@@ -179,6 +190,7 @@ class OrderedSink:
         summary.spans += sum(record.categories.values())
         summary.by_category.update(record.categories)
         summary.replacer_stats.update(record.stats)
+        summary.empty_ids.extend(record.empty)
         if self.on_batch:
             self.on_batch(record.docs)
 
@@ -188,7 +200,12 @@ def commit_outputs(work: WorkFolder, summary: RunSummary, writers: Sequence[Any]
     a resume replays (`radeid.io.commit`). Documents the pipeline failed on (`--on-error skip`)
     were not written: they leave the count here, once, whichever way the outputs were filled."""
     summary.documents -= sum(len(r.skipped) for r in work.done.values())
-    extra = {"documents": summary.documents, "spans": summary.spans, "by_category": dict(summary.by_category)}
+    extra = {
+        "documents": summary.documents,
+        "spans": summary.spans,
+        "by_category": dict(summary.by_category),
+        "empty_ids": list(summary.empty_ids),
+    }
     commit_together(list(writers), record=work.path / COMMIT_RECORD, extra=extra)
 
 

@@ -92,6 +92,8 @@ class Encoded:
     data: tuple[bytes, ...]
     segments: tuple[tuple[int, str], ...]
     categories: dict[str, int]
+    #: Ids (as written) of the documents with no replacement.
+    empty: tuple[str, ...] = ()
 
 
 def encode_batch(results: Iterable[Result], encoder: Encoder, fmt: StreamFormat, id_key: bytes | None) -> Encoded:
@@ -99,14 +101,17 @@ def encode_batch(results: Iterable[Result], encoder: Encoder, fmt: StreamFormat,
     out: list[str] = []
     audit: list[str] = []
     categories: Counter[str] = Counter()
+    empty: list[str] = []
     for result in results:
         result = pseudonymize_result(result, id_key)
         out.append(encoder(result))
         audit.append(audit_text(result, include_patient_id=fmt.include_patient_id))
         categories.update(r.span.category.value for r in result.replacements)
+        if not result.replacements:
+            empty.append(result.document.id)
     data = tuple("".join(part).encode("utf-8") for part in (out, audit))
     segments = tuple((len(d), hashlib.sha256(d).hexdigest()) for d in data)
-    return Encoded(data, segments, dict(categories))
+    return Encoded(data, segments, dict(categories), tuple(empty))
 
 
 def spooled_paths(work: WorkFolder) -> list[Path] | None:

@@ -28,6 +28,7 @@ __all__ = [
     "KEY_FILE_NAME",
     "decode_key",
     "generate_key_file",
+    "key_fingerprint",
     "key_dir_for",
     "key_path_for",
     "load_key",
@@ -67,6 +68,19 @@ def passphrase_key(passphrase: str) -> bytes:
     from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
     return Scrypt(salt=_PASSPHRASE_SALT, length=32, n=2**15, r=8, p=1).derive(passphrase.encode("utf-8"))
+
+
+def key_fingerprint(key: bytes) -> str:
+    """A short public name of a key, to tell in a run report which key a run used (never the key).
+
+    HMAC-SHA256 of a fixed label under the key, first 16 hex characters: one-way, and it names the
+    key bytes themselves, so a passphrase costs its scrypt stretch per guess here too (no cheaper
+    test of guesses than the outputs already give).
+    """
+    import hashlib
+    import hmac
+
+    return "hmac-sha256:" + hmac.new(key, b"radeid/key-fingerprint/v1", hashlib.sha256).hexdigest()[:16]
 
 
 def _is_passphrase(text: str) -> bool:

@@ -390,6 +390,7 @@ def spark_deidentify_files(
     if patient_col is None and "patient_id" in df.columns:
         patient_col = "patient_id"
     _check_kept(df, keep_columns, text_col)
+    df = _trial(df, spec.config.io, id_col)
     _refuse_null_records(df, id_col, text_col, spec.key if spec.config.io.pseudonymize_ids else None)
     if partitions:
         df = df.repartition(partitions)  # a shuffle: original text goes to spark.local.dir (see module doc)
@@ -410,6 +411,22 @@ def spark_deidentify_files(
         return result.count()
     finally:
         persisted.unpersist()
+
+
+def _trial(df: DataFrame, io: Any, id_col: str) -> DataFrame:
+    """A trial run (`[io] limit`, `sample`, `seed`): the first N rows, or N rows chosen by a seeded
+    hash of their id (xxhash64 of id and seed: the same rows for the same ids and seed however the
+    input is partitioned; not the rows `radeid deid --sample` draws), kept in input order."""
+    from pyspark.sql import functions as F
+
+    if io.limit:
+        return df.limit(io.limit)
+    if not io.sample:
+        return df
+    position = "__radeid_position"
+    ranked = df.withColumn(position, F.monotonically_increasing_id())
+    chosen = ranked.orderBy(F.xxhash64(F.col(id_col).cast("string"), F.lit(io.seed)), F.col(id_col)).limit(io.sample)
+    return chosen.orderBy(position).drop(position)
 
 
 def _check_kept(df: DataFrame, keep_columns: Sequence[str], text_col: str) -> None:
