@@ -258,6 +258,8 @@ def config_sections() -> list[tuple[str, type]]:
     hints = typing.get_type_hints(Config)
     pairs: list[tuple[str, type]] = []
     for f in dataclasses.fields(Config):
+        if not f.compare:  # bookkeeping (`Config.explicit`), not a section of the file
+            continue
         if f.name == "detectors":
             pairs += [(f"detectors.{name}", kind) for name, kind in DETECTOR_SECTIONS.items()]
         else:
