@@ -17,6 +17,8 @@ from importlib import import_module
 
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, iter_word_list, read_word_list
+from radeid.replace.surrogate import addresses as ad
+from radeid.replace.surrogate.addresses import is_streetlike, label_address, new_number, place_words, word_key
 from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, SurrogateContext
 from radeid.replace.surrogate.institutions import is_real_institution
 from radeid.replace.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
@@ -132,6 +134,17 @@ _STOP = frozenset({"of", "the", "and", "&", "for", "at", "in"})
 def initials(name: str) -> str:
     """ "Massachusetts General Hospital" -> "MGH" (small words skipped)."""
     return "".join(w[0].upper() for w in re.findall(r"[^\W\d_][\w'’]*", name) if w.casefold() not in _STOP)
+
+
+def claim(ctx: SurrogateContext, original: str, new: str) -> bool:
+    """Record `new` as the surrogate of `original`; True when another original of the document
+    already has it (the caller draws again). A surrogate the engine will reject anyway (the
+    original itself, another original of the document) is not recorded."""
+    key, norm = fold(new), fold(original)
+    if key == norm or new.casefold() in ctx.memory.forbidden:
+        return False
+    owner = ctx.memory.taken_places.setdefault(key, norm)
+    return owner != norm
 
 
 # --- hospitals -----------------------------------------------------------------------------------
@@ -297,11 +310,15 @@ class LocationGenerator:
     realism_check = True
 
     def __init__(self, locale: str) -> None:
+        self.locale = locale
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
         self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+        self._street_words = place_words(locale).street_words or self.pools.street_words
 
     def _pool(self, pool_name: str) -> tuple[str, ...]:
+        if pool_name == "street_words":
+            return self._street_words
         pool: tuple[str, ...] = getattr(self.names if pool_name == "surnames" else self.pools, pool_name)
         return pool
 
@@ -354,10 +371,22 @@ class LocationGenerator:
         return original, subtype
 
     def generate(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int) -> str:
+        original = parsed[0]
+        new = self._draw(parsed, ctx, attempt, ())
+        for salt in range(1, 8):  # another original of the document already has this one: redraw
+            if not claim(ctx, original, new):
+                break
+            new = self._draw(parsed, ctx, attempt, (f"d{salt}",))
+        return new
+
+    def _draw(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int, salt: tuple[str, ...]) -> str:
         original, subtype = parsed
-        stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
+        tail = (*(str(attempt),) * bool(attempt), *salt)
         kind = classify_place(original, self.pools, subtype)
         aim = ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM
+        if kind in ("street", "address", "city") and is_streetlike(original, self.locale):
+            return self._address(original, ctx, tail, aim)
+        stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *tail)
         if kind != "address":
             lead = original[: len(original) - len(original.lstrip())]
             trail = original[len(original.rstrip()) :]
@@ -372,6 +401,54 @@ class LocationGenerator:
             trail = piece[len(piece.rstrip()) :]
             out.append(lead + self._segment(piece.strip(), stream, ctx, "", aim) + trail)
         return "".join(out)
+
+    def _address(self, original: str, ctx: SurrogateContext, tail: tuple[str, ...], aim: bool) -> str:
+        """A street address part by part (`addresses.label_address`): generic words kept, every
+        other word replaced; each part keyed by its own text, so "Pike Road" reads the same in
+        every address of the scope."""
+        pieces = label_address(original, self.locale)
+        avoid = {word_key(w) for text, label in pieces if label in (ad.NAME, ad.CITY) for w in text.split()}
+        out: list[str] = []
+        state = ""
+        i = 0
+        while i < len(pieces):
+            text, label = pieces[i]
+            j = i
+            if label == ad.CITY:  # a city of several words is one city ("New York")
+                while j + 2 < len(pieces) and pieces[j + 1][0].isspace() and pieces[j + 2][1] == ad.CITY:
+                    j += 2
+                text = "".join(p[0] for p in pieces[i : j + 1])
+            stream = ctx.keyed.stream(ctx.scope, "address", label, fold(text), *tail)
+            new = self._part(text, label, stream, ctx, avoid, aim, state)
+            if label == ad.STATE:
+                state = (self.pools.state_by_key.get(fold(new).rstrip(".")) or ("", ""))[1]
+            out.append(new)
+            i = j + 1
+        return "".join(out)
+
+    def _part(
+        self, text: str, label: str, stream: KeyStream, ctx: SurrogateContext, avoid: set[str], aim: bool, state: str
+    ) -> str:
+        """One labelled part of an address, in its own form."""
+        if label in ad.KEPT or not any(c.isalnum() for c in text):
+            return text
+        if label in (ad.NUMBER, ad.UNIT):
+            return new_number(text, stream)
+        if label == ad.ZIP:
+            new = self._zip(text, stream, ctx, state or None) if ZIP.fullmatch(text) else new_number(text, stream)
+            return new if new != text else new_number(text, stream)
+        if label == ad.STATE:
+            return self._state(text, stream, ctx, "state_code" if len(text.rstrip(".")) == 2 else "state")
+        if label in (ad.COUNTRY, ad.SEGMENT):
+            return self._segment(text, stream, ctx, "country" if label == ad.COUNTRY else "", aim)
+        pool = "cities" if label == ad.CITY else ("street_words" if stream.below(2) else "surnames")
+        for _ in range(8):
+            word = self._choose(pool, text.rstrip(".,"), stream, aim)
+            if not any(word_key(w) in avoid for w in word.split()):
+                break
+        if label == ad.CITY:
+            return whole_case(text, word)
+        return apply_case(word, case_style(text)) + text[len(text.rstrip(".,")) :]
 
     def _zip(self, text: str, stream: KeyStream, ctx: SurrogateContext, state: str | None) -> str:
         five = text[:5]
@@ -413,7 +490,7 @@ class LocationGenerator:
                 country = self._choose("countries", seg, stream, aim)
             return whole_case(seg, country)
         if kind == "street":
-            return self._street(seg, stream, aim)
+            return self._address(seg, ctx, (fold(seg),), aim)
         return whole_case(seg, self._choose("cities", seg, stream, aim))
 
     def _state(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str) -> str:
@@ -427,24 +504,6 @@ class LocationGenerator:
         if kind == "state_code":
             return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
         return whole_case(seg, new_name)
-
-    def _street(self, seg: str, stream: KeyStream, aim: bool = False) -> str:
-        """House number (same digit count), keyed street words; type and direction kept."""
-        out = []
-        for m in re.finditer(r"\S+|\s+", seg):
-            tok = m.group()
-            low = fold(tok)
-            if tok.isspace() or low in _DIRECTIONS or low in self.pools.street_suffixes:
-                out.append(tok)
-            elif any(c.isdigit() for c in tok):
-                digits = shape_scramble(tok, stream)
-                if digits[:1] == "0" and tok[:1] != "0":
-                    digits = str(1 + stream.below(9)) + digits[1:]
-                out.append(digits)
-            else:
-                word = self._choose("street_words" if stream.below(2) else "surnames", tok.rstrip(".,"), stream, aim)
-                out.append(apply_case(word, case_style(tok)) + tok[len(tok.rstrip(".,")) :])
-        return "".join(out)
 
 
 def _room(ident: str, stream: KeyStream) -> str:
