@@ -50,6 +50,8 @@ class PlaceWords:
     keep_words: frozenset[str]
     street_words: tuple[str, ...]
     facility_words: frozenset[str]
+    facility_tails: frozenset[str]
+    facility_heads: frozenset[str]
 
     def generic(self, word: str) -> bool:
         """Whether a word may survive in an address surrogate (its kind, not its name)."""
@@ -92,6 +94,8 @@ def place_words(locale: str = "en_US") -> PlaceWords:
         keep_words=folded("keep_words"),
         street_words=tuple(section.get("street_words", ())),
         facility_words=frozenset(word_key(w) for w in data["common"]["facility_words"]),
+        facility_tails=frozenset(word_key(w) for w in data["common"]["facility_tails"]),
+        facility_heads=frozenset(word_key(w) for w in data["common"]["facility_heads"]),
     )
 
 

@@ -15,6 +15,7 @@ pure functions, so results never depend on which documents came before.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ from radeid.replace.surrogate.names import (
     settle_genders,
     settle_roles,
 )
+from radeid.replace.surrogate.place_kinds import names_a_facility
 
 if TYPE_CHECKING:
     from radeid.config.config import Config
@@ -185,10 +187,11 @@ class SurrogateReplacer:
             memory=memory,
             stats=self.stats,
         )
-        names = self._plan_names(document, spans, ctx)
         originals = memory.originals
+        work = self._facility_names(spans, originals)
+        names = self._plan_names(document, work, ctx)
         parsed: list[object] = [None] * len(spans)
-        for i, span in enumerate(spans):
+        for i, span in enumerate(work):
             if i not in names:
                 parsed[i] = self._generator(span.category).parse(originals[i], span, ctx)
 
@@ -197,13 +200,25 @@ class SurrogateReplacer:
         for i, span in enumerate(spans):
             new = names.get(i)
             if new is None:
-                new = self._generate(span, parsed[i], originals[i], ctx)
+                new = self._generate(work[i], parsed[i], originals[i], ctx)
             if finishing:
-                new = self._finish(new, originals[i], span, ctx)
+                new = self._finish(new, originals[i], work[i], ctx)
             replacements.append(Replacement(span, new))
         self.stats["documents"] += 1
         self.stats["spans"] += len(spans)
         return Result.build(document, replacements)
+
+    def _facility_names(self, spans: list[Span], originals: list[str]) -> list[Span]:
+        """The spans as generated: a person-name span that names a practice or facility
+        ("Westbury Family Medicine") is made as a facility, so it stays one (the audit keeps the
+        detected category)."""
+        locale = self.options.locale
+        return [
+            dataclasses.replace(span, category=Category.HOSPITAL, subtype=None)
+            if span.category in _NAME_CATEGORIES and names_a_facility(originals[i], locale)
+            else span
+            for i, span in enumerate(spans)
+        ]
 
     def _generate(self, span: Span, parsed: object, original: str, ctx: SurrogateContext) -> str:
         gen = self._generator(span.category)

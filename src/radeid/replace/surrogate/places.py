@@ -18,7 +18,14 @@ from importlib import import_module
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, iter_word_list, read_word_list
 from radeid.replace.surrogate import addresses as ad
-from radeid.replace.surrogate.addresses import is_streetlike, label_address, new_number, place_words, word_key
+from radeid.replace.surrogate.addresses import (
+    is_streetlike,
+    label_address,
+    language_of,
+    new_number,
+    place_words,
+    word_key,
+)
 from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, SurrogateContext
 from radeid.replace.surrogate.institutions import is_real_institution
 from radeid.replace.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
@@ -81,12 +88,7 @@ def place_pools(locale: str = "en_US") -> PlacePools:
     country_keys = frozenset(fold(c) for c in countries) | {
         "usa", "us", "u.s.", "u.s.a.", "united states", "united states of america", "uk", "u.k."
     }  # fmt: skip
-    patterns: dict[str, list[str]] = {}
-    for pattern, kind in iter_word_list(bundled_data_path("surrogates", "hospital_patterns.tsv")):
-        patterns.setdefault(kind or "hospital", []).append(pattern)
-    fillers: dict[str, list[str]] = {}
-    for word, slot in iter_word_list(bundled_data_path("surrogates", "hospital_fillers.tsv")):
-        fillers.setdefault(slot or "region", []).append(word)
+    patterns, fillers = _facility_lists(locale)
     bad_city = set(state_by_key) | {fold(c) for c in countries} | suffixes
     cities = [c for c in cities if c and fold(c) not in bad_city and fold(c.split()[-1]) not in suffixes]
     countries = tuple(c for c in countries if fold(c) not in state_by_key)  # not "Georgia"
@@ -99,13 +101,29 @@ def place_pools(locale: str = "en_US") -> PlacePools:
         country_keys=country_keys,
         street_suffixes=frozenset(suffixes),
         street_words=tuple(read_word_list(bundled_data_path("surrogates", "street_words.txt"))),
-        patterns={k: tuple(v) for k, v in patterns.items()},
-        fillers={k: tuple(v) for k, v in fillers.items()},
+        patterns=patterns,
+        fillers=fillers,
         vendor_names=tuple(read_word_list(bundled_data_path("surrogates", "vendor_names.txt"))),
         vendor_generic=frozenset(
             fold(w) for w in read_word_list(bundled_data_path("surrogates", "vendor_generic.txt"))
         ),
     )
+
+
+def _facility_lists(locale: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Facility patterns by type and their fillers by slot, in the locale's language
+    (`hospital_patterns_es.tsv` for es_ES; English where a language has none)."""
+    lang = language_of(locale)
+    found = []
+    for stem, default in (("hospital_patterns", "hospital"), ("hospital_fillers", "region")):
+        path = bundled_data_path("surrogates", f"{stem}_{lang}.tsv")
+        if not path.is_file():
+            path = bundled_data_path("surrogates", f"{stem}.tsv")
+        lists: dict[str, list[str]] = {}
+        for term, label in iter_word_list(path):
+            lists.setdefault(label or default, []).append(term)
+        found.append({k: tuple(v) for k, v in lists.items()})
+    return found[0], found[1]
 
 
 def whole_case(original: str, new: str) -> str:
@@ -150,17 +168,22 @@ def claim(ctx: SurrogateContext, original: str, new: str) -> bool:
 # --- hospitals -----------------------------------------------------------------------------------
 
 _FACILITY_TYPES = (
-    ("children", re.compile(r"\bchildren", re.I)),
-    ("university", re.compile(r"\buniversity\b", re.I)),
-    ("imaging", re.compile(r"\b(imaging|radiology|mri|diagnostic)", re.I)),
-    ("clinic", re.compile(r"\bclinic", re.I)),
-    ("medical_center", re.compile(r"\b(medical|med\.?)\s+(center|centre|ctr)\b", re.I)),
-    ("institute", re.compile(r"\binstitute\b", re.I)),
-    ("health_system", re.compile(r"\bhealth(care)?\b", re.I)),
-    ("hospital", re.compile(r"\b(hospital|hosp|infirmary|sanatorium)\b", re.I)),
-    ("department", re.compile(r"\b(department|dept)\b", re.I)),
-    ("center", re.compile(r"\b(center|centre|ctr)\b", re.I)),
-)
+    ("children", re.compile(r"\b(children|infantil|materno|kinderklinik)", re.I)),
+    ("university", re.compile(r"\buniversit", re.I)),
+    ("practice", re.compile(r"\b(family (medicine|practice)|practice|associates|medical group|physicians|"
+                            r"pediatrics|internal medicine|praxis|consultorio)\b", re.I)),
+    ("imaging", re.compile(r"\b(imaging|radiolog|mri|diagnostic|diagn[oó]stico|imagen)", re.I)),
+    ("clinic", re.compile(r"\b(clinic|cl[ií]nica|policl[ií]nica|klinik\b|[\w-]+-klinik\b)", re.I)),
+    ("medical_center", re.compile(r"\b((medical|med\.?)\s+(center|centre|ctr)|centro m[eé]dico)\b", re.I)),
+    ("institute", re.compile(r"\b(institute|instituto|institut)\b", re.I)),
+    ("health_system", re.compile(r"\b(health(care)?|salud|gesundheit)", re.I)),
+    ("hospital", re.compile(r"\b(hospital|hosp|infirmary|sanatori|krankenhaus|klinikum)", re.I)),
+    ("department", re.compile(r"\b(department|dept|servicio|abteilung)\b", re.I)),
+    ("center", re.compile(r"\b(center|centre|ctr|centro|zentrum)\b", re.I)),
+)  # fmt: skip
+#: words that join a facility name's parts: never a sign of a facility by themselves
+_CONNECTORS = frozenset("of the and & for at in de del la las los el y für fur und der die das am an im".split())
+_FACILITY_WORD = re.compile(r"\S+")
 
 
 @lru_cache(maxsize=1 << 14)
@@ -183,6 +206,7 @@ class _Facility:
     norm: str
     kind: str  # a pattern type, "acronym", or "place" (a city, state or country tagged as a facility)
     tail: tuple[str, ...] = ()  # ", Dallas, TX" after the facility name: kept as places, in order
+    renamable: bool = False  # kind words to keep and distinctive words to replace
 
 
 CITY_SUFFIXES = ("town", "ton", "land", "ville", "berg", "burgh", "borough", "bury", "view", "port", "mouth",
@@ -202,7 +226,12 @@ class HospitalGenerator:
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
         self.places = LocationGenerator(locale)
+        self.words = place_words(locale)
         self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+        one_word = tuple(c for c in self.pools.cities if " " not in c)
+        # a distinctive word becomes a town or a surname (English: Faker's invented towns; other
+        # languages' town lists are real towns, so surnames only)
+        self._single = (one_word, self.names.surnames) if self.words.lang == "en" else (self.names.surnames,)
 
     def _words_of_length(self, slot: str, length: int) -> tuple[str, ...]:
         """The words a name slot ({city}, {surname}, {given}) may take, of one length."""
@@ -229,45 +258,109 @@ class HospitalGenerator:
         if len(parts) > 2 and _facility_kind(parts[0])[0]:
             head, tail = parts[0], tuple(parts[1:])
         kind, key = _facility_kind(head)
+        renamable = self._renamable(head)
         if not kind:
-            kind = "hospital" if fold(stripped) in _known_facilities() else "place"
-        parsed = _Facility(head, fold(head), kind, tail)
+            kind = "hospital" if renamable or fold(stripped) in _known_facilities() else "place"
+        parsed = _Facility(head, fold(head), kind, tail, renamable)
         if len(key) >= 2 and kind != "place":
             ctx.memory.hospitals.setdefault(key, parsed)
         return parsed
 
+    def _renamable(self, name: str) -> bool:
+        """Whether a name has both a kind word to keep ("Family Medicine") and a word to replace."""
+        keys = [word_key(m.group()) for m in _FACILITY_WORD.finditer(name)]
+        generic = self.words.facility_words
+        return any(k in generic and k not in _CONNECTORS for k in keys) and any(
+            k not in generic and any(c.isalpha() for c in k) for k in keys
+        )
+
     def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
+        original = parsed.original + "".join(parsed.tail)
+        new = self._draw(parsed, ctx, attempt, ())
+        for salt in range(1, 8):  # another original of the document already has this one: redraw
+            if not claim(ctx, original, new):
+                break
+            new = self._draw(parsed, ctx, attempt, (f"d{salt}",))
+        return new
+
+    def _draw(self, parsed: _Facility, ctx: SurrogateContext, attempt: int, salt: tuple[str, ...]) -> str:
         if parsed.kind == "place":
             return self.places.generate((parsed.original, ""), ctx, attempt)
         if parsed.kind == "acronym":
             full = ctx.memory.hospitals.get(parsed.original.strip())
-            if full is not None and not attempt:
+            if full is not None and not attempt and not salt:
                 key = initials(self._facility(full, ctx, 0))
                 if len(key) == len(parsed.original.strip()) and key != parsed.original.strip():
                     return parsed.original.replace(parsed.original.strip(), key)
             # the stream only acronyms draw from here (`_facility` derives the same one itself)
-            stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
+            stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt), *salt)
             return _acronym(parsed.original, stream)
-        new = self._facility(parsed, ctx, attempt)
+        new = self._facility(parsed, ctx, attempt, salt)
         for i, piece in enumerate(parsed.tail):
             new += piece if i % 2 == 0 else self.places.generate((piece, ""), ctx, attempt)
         return new
 
-    def _facility(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
-        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
+    def _facility(self, parsed: _Facility, ctx: SurrogateContext, attempt: int, salt: tuple[str, ...] = ()) -> str:
+        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt), *salt)
         patterns = self.pools.patterns.get(parsed.kind) or self.pools.patterns["hospital"]
         key = initials(parsed.original)
         abbreviated = key in ctx.memory.acronyms  # the document abbreviates it: keep an abbreviable fake
         # --length-preserving redraws aim at the original's length through the name slot
         length = len(parsed.original) if ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM else 0
-        new = self._fill(stream.choice(patterns), stream, length)
-        for _ in range(32):
+        avoid = frozenset(word_key(m.group()) for m in _FACILITY_WORD.finditer(parsed.original))
+        new = ""
+        for tries in range(33):
+            if parsed.renamable and tries < 16:  # then patterns: "University of ..." is real
+                new = self._rename(parsed.original, stream, avoid, bool(length))
+            else:
+                new = self._fill(stream.choice(patterns), stream, length)
             if is_real_institution(new):
                 ctx.stats["real_institution_retries"] += 1
             elif not abbreviated or (len(initials(new)) == len(key) and initials(new) != key):
                 break
-            new = self._fill(stream.choice(patterns), stream, length)
         return whole_case(parsed.original, new)
+
+    def _rename(self, name: str, stream: KeyStream, avoid: frozenset[str], aim: bool) -> str:
+        """The facility's kind words kept ("Westbury Family Medicine" -> "Aaronland Family
+        Medicine"), every other run of words replaced by as many invented ones: a town or a surname
+        for one word, a given name and surnames for more; `aim` keeps each word's length."""
+        tokens: list[re.Match[str] | None] = [*_FACILITY_WORD.finditer(name), None]
+        out: list[str] = []
+        run: list[re.Match[str]] = []
+        pos = 0
+        for m in tokens:
+            if m is not None and word_key(m.group()) not in self.words.facility_words and m.group()[0].isalnum():
+                run.append(m)
+                continue
+            if run:
+                out.append(name[pos : run[0].start()])
+                out.append(self._invented(run, stream, avoid, aim))
+                pos = run[-1].start() + len(run[-1].group().rstrip(".,;:"))
+                run = []
+        out.append(name[pos:])
+        return "".join(out)
+
+    def _invented(self, run: list[re.Match[str]], stream: KeyStream, avoid: frozenset[str], aim: bool) -> str:
+        """Words for a run of distinctive words, each in its original's case."""
+        words = []
+        for i, m in enumerate(run):
+            old = m.group().rstrip(".,;:")
+            if any(c.isdigit() for c in old):
+                words.append(new_number(old, stream))
+                continue
+            given = self.names.given["F" if stream.below(2) else "M"]
+            if len(run) > 1:  # "Johns Hopkins" -> a given name and surnames
+                pool = given if i == 0 else self.names.surnames
+            else:
+                pool = self._single[stream.below(len(self._single))]
+            for _ in range(8):
+                same = self._words_of_length("given" if pool is given else "surname", len(old)) if aim else ()
+                word = stream.choice(same or pool)
+                if word_key(word) not in avoid:
+                    break
+            inner = m.group()[len(old) :] if aim and i < len(run) - 1 else ""  # "St. Jude": its room
+            words.append(apply_case(word, case_style(old)) + inner)
+        return " ".join(words)
 
     def _fill(self, pattern: str, stream: KeyStream, length: int = 0) -> str:
         """The pattern with its slots filled; with a `length`, the last name slot takes a word
