@@ -262,7 +262,7 @@ def _word_pieces(text: str, words: PlaceWords) -> list[Piece]:
 def label_address(text: str, locale: str = "en_US") -> tuple[Piece, ...]:
     """The pieces of an address (concatenated, they are `text`); cached, addresses repeat."""
     words = place_words(locale)
-    pieces = _us_pieces(text, words) if words.lang == "en" else None
+    pieces = _us_pieces(text, words) if words.lang == "en" and is_streetlike(text, locale) else None
     return tuple(pieces if pieces is not None else _word_pieces(text, words))
 
 
