@@ -42,7 +42,9 @@ def leaked(original: str, new: str) -> set[str]:
     return old & {t.casefold() for t in _TOKEN.findall(new)}
 
 
-def check(original: str, form: str, category: Category = LOC, locale: str = "en_US", subtype: str | None = None) -> None:
+def check(
+    original: str, form: str, category: Category = LOC, locale: str = "en_US", subtype: str | None = None
+) -> None:
     for (new,) in surrogates(f"Seen at {original} today.", [(original, category)], locale, {original: subtype or ""}):
         assert not leaked(original, new), (original, new)
         assert re.fullmatch(form, new), (original, new)
@@ -58,6 +60,9 @@ def check(original: str, form: str, category: Category = LOC, locale: str = "en_
         ("7 Lake Street", r"[1-9] [A-Z][a-z]+ Street"),
         ("300 Spring Street", r"[1-9]\d\d [A-Z][a-z]+ Street"),
         ("1450 River Road", r"[1-9]\d{3} [A-Z][a-z]+ Road"),
+        ("12 Court Street", r"[1-9]\d [A-Z][a-z]+ Street"),  # a street type as the name
+        ("5 East Street", r"[1-9] [A-Z][a-z]+ Street"),  # a direction as the name
+        ("4 Wing Road", r"[1-9] [A-Z][a-z]+ Road"),  # a unit cue as the name
     ],
 )
 def test_a_street_name_that_is_also_a_street_word_is_replaced(original: str, form: str) -> None:
@@ -90,6 +95,10 @@ def test_a_floor_stays_a_floor() -> None:  # before: "3rd floor" -> "4qu watson"
         m = re.fullmatch(r"(\d)(st|nd|rd|th) floor", new)
         assert m and new != "3rd floor", new
         assert m.group(2) == {"1": "st", "2": "nd", "3": "rd"}.get(m.group(1), "th")
+
+
+def test_a_floor_and_wing_keep_their_cues() -> None:
+    check("2nd Floor, East Wing", r"[1-9](st|nd|rd|th) Floor, East Wing")
 
 
 def test_a_us_address_with_zip_keeps_every_part() -> None:

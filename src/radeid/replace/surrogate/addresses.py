@@ -59,7 +59,9 @@ class PlaceWords:
         return key in self.street_types or key in self.unit_cues or key in self.directions or key in self.keep_words
 
 
+@lru_cache(maxsize=1 << 16)
 def word_key(word: str) -> str:
+    """A word as the lists hold it: folded, without its trailing dot or comma (cached)."""
     return fold(word).strip(".,;:")
 
 
@@ -143,14 +145,34 @@ def _us_pieces(text: str, words: PlaceWords) -> list[Piece] | None:
         if start > pos:
             pieces.append((text[pos:start], SEP))
         core = token.rstrip(",;")
-        label = _US_LABELS.get(tag, NAME)
-        pieces.append((core, _checked(core, label, words)))
+        label = _checked(core, _US_LABELS.get(tag, NAME), words)
+        if label == NAME and word_key(core) in words.unit_cues and not _type_follows(tagged, token):
+            return None  # "Floor" read as a street name ("2nd Floor, East Wing"): the parser is lost
+        pieces.append((core, label))
         if len(core) < len(token):
             pieces.append((token[len(core) :], SEP))
         pos = start + len(token)
     if pos < len(text):
         pieces.append((text[pos:], SEP))
     return pieces
+
+
+def _type_follows(tagged: list[tuple[str, str]], token: str) -> bool:
+    """Whether the parser reads a street type right after `token` ("Wing" of "4 Wing Road")."""
+    tags = [t for _, t in tagged]
+    at = [w for w, _ in tagged].index(token)
+    return at + 1 < len(tags) and tags[at + 1] == "StreetNamePostType"
+
+
+def _names_before_types(pieces: list[Piece]) -> list[Piece]:
+    """A generic word right before a street type is the street's name ("Court Street", "East
+    Street", "Wing Road"): it is replaced like any name."""
+    out = list(pieces)
+    words = [i for i, (_, label) in enumerate(out) if label != SEP]
+    for a, b in zip(words, words[1:]):
+        if out[a][1] in (KEEP, CUE, TYPE) and out[b][1] == TYPE and out[a][0][-1:] not in ",;":
+            out[a] = (out[a][0], NAME)
+    return out
 
 
 def _checked(word: str, label: str, words: PlaceWords) -> str:
@@ -263,7 +285,7 @@ def label_address(text: str, locale: str = "en_US") -> tuple[Piece, ...]:
     """The pieces of an address (concatenated, they are `text`); cached, addresses repeat."""
     words = place_words(locale)
     pieces = _us_pieces(text, words) if words.lang == "en" and is_streetlike(text, locale) else None
-    return tuple(pieces if pieces is not None else _word_pieces(text, words))
+    return tuple(_names_before_types(pieces if pieces is not None else _word_pieces(text, words)))
 
 
 def is_streetlike(text: str, locale: str = "en_US") -> bool:

@@ -11,6 +11,7 @@ comma-separated parts (an address), and anything else is a city.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from radeid.replace.surrogate.addresses import place_words, word_key
@@ -89,6 +90,7 @@ def classify_place(text: str, pools: PlacePools, subtype: str | None = None) -> 
     return "city"
 
 
+@lru_cache(maxsize=1 << 14)
 def names_a_facility(text: str, locale: str = "en_US") -> bool:
     """Whether a span tagged as a person's name names a facility: two words or more, the last a
     facility word ("Westbury Family Medicine") or the first a facility head ("Clínica Teknon")."""

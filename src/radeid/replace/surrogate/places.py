@@ -267,12 +267,7 @@ class HospitalGenerator:
         return parsed
 
     def _renamable(self, name: str) -> bool:
-        """Whether a name has both a kind word to keep ("Family Medicine") and a word to replace."""
-        keys = [word_key(m.group()) for m in _FACILITY_WORD.finditer(name)]
-        generic = self.words.facility_words
-        return any(k in generic and k not in _CONNECTORS for k in keys) and any(
-            k not in generic and any(c.isalpha() for c in k) for k in keys
-        )
+        return _renamable(name, self.words.facility_words)
 
     def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
         original = parsed.original + "".join(parsed.tail)
@@ -387,12 +382,19 @@ class HospitalGenerator:
         return _SLOT.sub(slot, pattern)
 
 
+@lru_cache(maxsize=1 << 14)
+def _renamable(name: str, generic: frozenset[str]) -> bool:
+    """Whether a facility name has both a kind word to keep ("Family Medicine") and a word to
+    replace (cached: facility names repeat)."""
+    keys = [word_key(m.group()) for m in _FACILITY_WORD.finditer(name)]
+    return any(k in generic and k not in _CONNECTORS for k in keys) and any(
+        k not in generic and any(c.isalpha() for c in k) for k in keys
+    )
+
+
 # --- locations -----------------------------------------------------------------------------------
 
 _STATE_ZIP = re.compile(r"(?P<state>[A-Za-z][A-Za-z .]*?)\s+(?P<zip>\d{5}(?:-\d{4})?)")
-_DIRECTIONS = frozenset(
-    "n s e w ne nw se sw n. s. e. w. north south east west northeast northwest southeast southwest".split()
-)
 _SEGMENT = re.compile(r"[^,\n;]+|[,\n;]+")
 
 
