@@ -19,7 +19,7 @@ KEYS = [f"address-test-key-{k:03d}-not-a-secret".encode() for k in range(50)]
 #: the words a surrogate may keep: kinds, never names
 GENERIC = frozenset(
     "street st road rd avenue ave lane ln suite floor apt hospital family medicine medical center clinic imaging "
-    "radiology pediatrics universitario general de del la calle c/ º izq straße str".split()
+    "radiology pediatrics east wing universitario general de del la calle c/ º izq straße str".split()
 )
 _TOKEN = re.compile(r"c/|[^\W_]+º?", re.I)
 

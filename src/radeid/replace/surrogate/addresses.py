@@ -169,7 +169,7 @@ def _names_before_types(pieces: list[Piece]) -> list[Piece]:
     Street", "Wing Road"): it is replaced like any name."""
     out = list(pieces)
     words = [i for i, (_, label) in enumerate(out) if label != SEP]
-    for a, b in zip(words, words[1:]):
+    for a, b in zip(words, words[1:], strict=False):
         if out[a][1] in (KEEP, CUE, TYPE) and out[b][1] == TYPE and out[a][0][-1:] not in ",;":
             out[a] = (out[a][0], NAME)
     return out
