@@ -138,6 +138,10 @@ def test_spanish_street_keeps_its_type_floor_and_door() -> None:
           locale="es_ES")  # fmt: skip
 
 
+def test_a_spanish_street_in_an_english_note_keeps_its_type() -> None:
+    check("Calle Mayor 12, 3º B", r"Calle [A-Z][\w ]+ [1-9]\d, [1-9]º [A-Z]")
+
+
 def test_german_street_keeps_strasse_and_the_postcode_before_the_city() -> None:
     check("Hauptstraße 12, 10115 Berlin", r"[A-ZÄÖÜ][a-zäöüß]+straße [1-9]\d, \d{5} [A-ZÄÖÜ][\w .()-]+", locale="de_DE")
     check("Goethestr. 4", r"[A-ZÄÖÜ][a-zäöüß]+str\. [1-9]", locale="de_DE")

@@ -52,6 +52,8 @@ class PlaceWords:
     facility_words: frozenset[str]
     facility_tails: frozenset[str]
     facility_heads: frozenset[str]
+    #: other languages' street types ("Calle" in an English note): kept, and `usaddress` skipped
+    foreign_types: frozenset[str] = frozenset()
 
     def generic(self, word: str) -> bool:
         """Whether a word may survive in an address surrogate (its kind, not its name)."""
@@ -87,6 +89,9 @@ def place_words(locale: str = "en_US") -> PlaceWords:
     def folded(name: str) -> frozenset[str]:
         return frozenset(word_key(w) for w in section.get(name, ()))
 
+    foreign = {word_key(w) for key, other in data.items() if key not in ("common", lang) for w in other["street_types"]}
+    foreign = {w for w in foreign if len(w) > 1}  # not the "C" of "Building C"
+
     return PlaceWords(
         lang=lang if lang in data else "en",
         street_types=folded("street_types"),
@@ -98,6 +103,7 @@ def place_words(locale: str = "en_US") -> PlaceWords:
         facility_words=frozenset(word_key(w) for w in data["common"]["facility_words"]),
         facility_tails=frozenset(word_key(w) for w in data["common"]["facility_tails"]),
         facility_heads=frozenset(word_key(w) for w in data["common"]["facility_heads"]),
+        foreign_types=frozenset(foreign - folded("street_types") - folded("unit_cues") - folded("directions")),
     )
 
 
@@ -202,7 +208,7 @@ def _word_label(tok: str, prev: str, words: PlaceWords) -> str:
         return ZIP
     if any(c.isdigit() for c in tok):
         return UNIT if prev == CUE else NUMBER
-    if key in words.street_types or tok.endswith("/"):
+    if key in words.street_types or key in words.foreign_types or tok.endswith("/"):
         return TYPE
     if key in words.unit_cues:
         return CUE
@@ -256,7 +262,8 @@ def _streetlike(seg: str, words: PlaceWords) -> bool:
     toks = seg.split()
     if any(any(c.isdigit() for c in t) and not _ZIP5.fullmatch(t.strip(",;")) for t in toks):
         return True
-    if any(word_key(t) in words.street_types or word_key(t) in words.unit_cues for t in toks):
+    if any(word_key(t) in words.street_types or word_key(t) in words.unit_cues or word_key(t) in words.foreign_types
+           for t in toks):  # fmt: skip
         return len(toks) > 1 or fold(seg.strip()).endswith("/")
     return any(t.lower().endswith(words.street_suffixes) for t in toks) if words.street_suffixes else False
 
@@ -284,7 +291,10 @@ def _word_pieces(text: str, words: PlaceWords) -> list[Piece]:
 def label_address(text: str, locale: str = "en_US") -> tuple[Piece, ...]:
     """The pieces of an address (concatenated, they are `text`); cached, addresses repeat."""
     words = place_words(locale)
-    pieces = _us_pieces(text, words) if words.lang == "en" and is_streetlike(text, locale) else None
+    us = words.lang == "en" and is_streetlike(text, locale)
+    if us and any(word_key(t) in words.foreign_types for t in text.split()):
+        us = False  # "Calle Mayor 12": not a US address
+    pieces = _us_pieces(text, words) if us else None
     return tuple(_names_before_types(pieces if pieces is not None else _word_pieces(text, words)))
 
 
