@@ -101,6 +101,10 @@ def test_a_floor_and_wing_keep_their_cues() -> None:
     check("2nd Floor, East Wing", r"[1-9](st|nd|rd|th) Floor, East Wing")
 
 
+def test_a_town_named_like_a_street_stays_a_town() -> None:  # "Falls" is one of Faker's street suffixes
+    check("Alder Falls, OR 97402", r"[A-Z][\w .'-]+, [A-Z]{2} \d{5}", subtype="ADDRESS")
+
+
 def test_a_us_address_with_zip_keeps_every_part() -> None:
     check("55 Fruit St., Boston, MA 02114", r"[1-9]\d [A-Z][a-z]+ St\., [A-Z][\w .'-]+, [A-Z]{2} \d{5}")
 

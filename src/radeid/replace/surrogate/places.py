@@ -584,7 +584,7 @@ class LocationGenerator:
             if fold(country) == fold(seg):
                 country = self._choose("countries", seg, stream, aim)
             return whole_case(seg, country)
-        if kind == "street":
+        if kind == "street" and is_streetlike(seg, self.locale):
             return self._address(seg, ctx, (fold(seg),), aim)
         return whole_case(seg, self._choose("cities", seg, stream, aim))
 
