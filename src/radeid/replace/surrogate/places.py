@@ -200,6 +200,13 @@ def _known_facilities() -> frozenset[str]:
     return frozenset(fold(t.lstrip("=").lstrip("\\")) for t in terms)
 
 
+def load_place_tables(locale: str = "en_US") -> None:
+    """Load what facility and address surrogates read on first need (the facility lexicon, the
+    address words, the US address parser and its model): for the fork server's warm-up."""
+    _known_facilities()
+    label_address("1 Main Street", locale)
+
+
 @dataclass(frozen=True, slots=True)
 class _Facility:
     original: str
