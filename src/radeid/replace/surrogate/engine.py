@@ -213,12 +213,17 @@ class SurrogateReplacer:
         ("Westbury Family Medicine") is made as a facility, so it stays one (the audit keeps the
         detected category)."""
         locale = self.options.locale
-        return [
-            dataclasses.replace(span, category=Category.HOSPITAL, subtype=None)
-            if span.category in _NAME_CATEGORIES and names_a_facility(originals[i], locale)
-            else span
+        routed = [
+            i
             for i, span in enumerate(spans)
+            if span.category in _NAME_CATEGORIES and names_a_facility(originals[i], locale)
         ]
+        if not routed:
+            return spans
+        work = list(spans)
+        for i in routed:
+            work[i] = dataclasses.replace(spans[i], category=Category.HOSPITAL, subtype=None)
+        return work
 
     def _generate(self, span: Span, parsed: object, original: str, ctx: SurrogateContext) -> str:
         gen = self._generator(span.category)

@@ -128,10 +128,9 @@ def _facility_lists(locale: str) -> tuple[dict[str, tuple[str, ...]], dict[str, 
 
 def whole_case(original: str, new: str) -> str:
     """Upper or lower case the whole surrogate when the whole original was."""
-    letters = [c for c in original if c.isalpha()]
-    if len(letters) > 1 and all(c.isupper() for c in letters):
-        return new.upper()
-    if letters and all(c.islower() for c in letters):
+    if original.isupper():  # every cased letter upper (str.isupper): one letter does not count
+        return new.upper() if sum(c.isalpha() for c in original) > 1 else new
+    if original.islower():
         return new.lower()
     return new
 
@@ -309,11 +308,10 @@ class HospitalGenerator:
         abbreviated = key in ctx.memory.acronyms  # the document abbreviates it: keep an abbreviable fake
         # --length-preserving redraws aim at the original's length through the name slot
         length = len(parsed.original) if ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM else 0
-        avoid = frozenset(word_key(m.group()) for m in _FACILITY_WORD.finditer(parsed.original))
         new = ""
         for tries in range(33):
             if parsed.renamable and tries < 16:  # then patterns: "University of ..." is real
-                new = self._rename(parsed.original, stream, avoid, bool(length))
+                new = self._rename(parsed.original, stream, bool(length))
             else:
                 new = self._fill(stream.choice(patterns), stream, length)
             if is_real_institution(new):
@@ -322,45 +320,38 @@ class HospitalGenerator:
                 break
         return whole_case(parsed.original, new)
 
-    def _rename(self, name: str, stream: KeyStream, avoid: frozenset[str], aim: bool) -> str:
+    def _rename(self, name: str, stream: KeyStream, aim: bool) -> str:
         """The facility's kind words kept ("Westbury Family Medicine" -> "Aaronland Family
         Medicine"), every other run of words replaced by as many invented ones: a town or a surname
         for one word, a given name and surnames for more; `aim` keeps each word's length."""
-        tokens: list[re.Match[str] | None] = [*_FACILITY_WORD.finditer(name), None]
+        plan, tail, avoid = _rename_plan(name, self.words.facility_words)
         out: list[str] = []
-        run: list[re.Match[str]] = []
-        pos = 0
-        for m in tokens:
-            if m is not None and word_key(m.group()) not in self.words.facility_words and m.group()[0].isalnum():
-                run.append(m)
-                continue
-            if run:
-                out.append(name[pos : run[0].start()])
-                out.append(self._invented(run, stream, avoid, aim))
-                pos = run[-1].start() + len(run[-1].group().rstrip(".,;:"))
-                run = []
-        out.append(name[pos:])
+        for before, run in plan:
+            out.append(before)
+            out.append(self._invented(run, stream, avoid, aim))
+        out.append(tail)
         return "".join(out)
 
-    def _invented(self, run: list[re.Match[str]], stream: KeyStream, avoid: frozenset[str], aim: bool) -> str:
+    def _invented(self, run: tuple[tuple[str, str], ...], stream: KeyStream, avoid: frozenset[str], aim: bool) -> str:
         """Words for a run of distinctive words, each in its original's case."""
         words = []
-        for i, m in enumerate(run):
-            old = m.group().rstrip(".,;:")
-            if any(c.isdigit() for c in old):
+        last = len(run) - 1
+        for i, (old, punct) in enumerate(run):
+            if not old.isalpha() and any(c.isdigit() for c in old):
                 words.append(new_number(old, stream))
                 continue
-            given = self.names.given["F" if stream.below(2) else "M"]
-            if len(run) > 1:  # "Johns Hopkins" -> a given name and surnames
-                pool = given if i == 0 else self.names.surnames
+            if last:  # "Johns Hopkins" -> a given name and surnames
+                slot, pool = ("given", self.names.given["F" if stream.below(2) else "M"]) if i == 0 else (
+                    "surname", self.names.surnames)  # fmt: skip
             else:
-                pool = self._single[stream.below(len(self._single))]
+                slot, pool = "surname", self._single[stream.below(len(self._single))]
+            same = self._words_of_length(slot, len(old)) if aim else ()
+            word = stream.choice(same or pool)
             for _ in range(8):
-                same = self._words_of_length("given" if pool is given else "surname", len(old)) if aim else ()
-                word = stream.choice(same or pool)
                 if word_key(word) not in avoid:
                     break
-            inner = m.group()[len(old) :] if aim and i < len(run) - 1 else ""  # "St. Jude": its room
+                word = stream.choice(same or pool)
+            inner = punct if aim and i < last else ""  # "St. Jude": its room
             words.append(apply_case(word, case_style(old)) + inner)
         return " ".join(words)
 
@@ -397,6 +388,30 @@ def _renamable(name: str, generic: frozenset[str]) -> bool:
     return any(k in generic and k not in _CONNECTORS for k in keys) and any(
         k not in generic and any(c.isalpha() for c in k) for k in keys
     )
+
+
+Run = tuple[tuple[str, str], ...]  # distinctive words of a facility name, each with its trailing "." or ","
+
+
+@lru_cache(maxsize=1 << 14)
+def _rename_plan(name: str, generic: frozenset[str]) -> tuple[tuple[tuple[str, Run], ...], str, frozenset[str]]:
+    """How `HospitalGenerator._rename` rewrites a name (cached: facility names repeat): (text
+    before, run of distinctive words) pairs, the text after the last run, and the folded words a
+    surrogate must not reuse."""
+    plan: list[tuple[str, Run]] = []
+    run: list[re.Match[str]] = []
+    pos = 0
+    for m in [*_FACILITY_WORD.finditer(name), None]:
+        if m is not None and word_key(m.group()) not in generic and m.group()[0].isalnum():
+            run.append(m)
+            continue
+        if run:
+            words = tuple((w.group().rstrip(".,;:"), w.group()[len(w.group().rstrip(".,;:")) :]) for w in run)
+            plan.append((name[pos : run[0].start()], words))
+            pos = run[-1].start() + len(words[-1][0])
+            run = []
+    avoid = frozenset(word_key(m.group()) for m in _FACILITY_WORD.finditer(name))
+    return tuple(plan), name[pos:], avoid
 
 
 # --- locations -----------------------------------------------------------------------------------
