@@ -188,13 +188,15 @@ def load_lazy_tables() -> None:
     need: the most frequent English words (a lower-case span), the place gazetteer (a place in a
     place context), the name tables of the lower-case name rules, and the 20 MB WGND table (a first
     name the smaller gender tables do not know), and the Unicode skeleton's tables (the confusables,
-    for text that is not ASCII). Most corpora need them, and a worker that loads one itself pays up
-    to 0.3 CPU-seconds before its first batch is done."""
+    for text that is not ASCII), the facility lexicon and the US address parser's model (a facility
+    or a street address the sample lacks). Most corpora need them, and a worker that loads one
+    itself pays up to 0.3 CPU-seconds before its first batch is done."""
     from radeid.detect.normalize import load_skeleton_tables
     from radeid.patterns.forms import common_words, function_words, person_names
     from radeid.patterns.gazetteer import load_tables
     from radeid.patterns.validators import load_name_tables
     from radeid.replace.surrogate.name_pools import wgnd_gender
+    from radeid.replace.surrogate.places import load_place_tables
 
     function_words()
     common_words()
@@ -203,6 +205,7 @@ def load_lazy_tables() -> None:
     load_name_tables()  # the word ranks of the lower-case name rules
     wgnd_gender("warm")
     load_skeleton_tables()
+    load_place_tables()
 
 
 def watch_coordinator(coordinator: int) -> None:

@@ -18,6 +18,7 @@ pure functions, so results never depend on which documents came before.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -52,6 +53,7 @@ from radeid.replace.surrogate.names import (
     settle_genders,
     settle_roles,
 )
+from radeid.replace.surrogate.place_kinds import names_a_facility
 
 if TYPE_CHECKING:
     from radeid.config.config import Config
@@ -180,11 +182,12 @@ class SurrogateReplacer:
         if spans and max(span.end for span in spans) > len(text):
             raise ValueError("a span reaches past the end of the document text")
         contexts = self._contexts(document, spans, every)
-        names = self._plan_all_names(document, spans, contexts)
         originals = contexts["patient"].memory.originals
+        work = self._facility_names(spans, originals)
+        names = self._plan_all_names(document, work, contexts)
         given = [self._dictionary.get(span.category, originals[i]) for i, span in enumerate(spans)]
         parsed: list[object] = [None] * len(spans)
-        for i, span in enumerate(spans):
+        for i, span in enumerate(work):
             if i not in names and given[i] is None:
                 ctx = contexts[self.options.scope_of(span.category)]
                 parsed[i] = self._generator(span.category).parse(originals[i], span, ctx)
@@ -192,7 +195,7 @@ class SurrogateReplacer:
         replacements: list[Replacement] = []
         finishing = self._finishing
         for i, span in enumerate(spans):
-            ctx = contexts[self.options.scope_of(span.category)]
+            ctx = contexts[self.options.scope_of(work[i].category)]
             new = given[i]
             if new is not None:  # the user's own replacement, exactly as written
                 self.stats["dictionary"] += 1
@@ -200,9 +203,9 @@ class SurrogateReplacer:
                 continue
             new = names.get(i)
             if new is None:
-                new = self._generate(span, parsed[i], originals[i], ctx)
+                new = self._generate(work[i], parsed[i], originals[i], ctx)
             if finishing:
-                new = self._finish(new, originals[i], span, ctx)
+                new = self._finish(new, originals[i], work[i], ctx)
             replacements.append(Replacement(span, new))
         self.stats["documents"] += 1
         self.stats["spans"] += len(spans)
@@ -244,6 +247,23 @@ class SurrogateReplacer:
         names = self._plan_names(document, spans, contexts[patients], frozenset({Category.PATIENT}))
         names.update(self._plan_names(document, spans, contexts[staff], frozenset({Category.HCW}), False))
         return names
+
+    def _facility_names(self, spans: list[Span], originals: list[str]) -> list[Span]:
+        """The spans as generated: a person-name span that names a practice or facility
+        ("Westbury Family Medicine") is made as a facility, so it stays one (the audit keeps the
+        detected category)."""
+        locale = self.options.locale
+        routed = [
+            i
+            for i, span in enumerate(spans)
+            if span.category in _NAME_CATEGORIES and names_a_facility(originals[i], locale)
+        ]
+        if not routed:
+            return spans
+        work = list(spans)
+        for i in routed:
+            work[i] = dataclasses.replace(spans[i], category=Category.HOSPITAL, subtype=None)
+        return work
 
     def _generate(self, span: Span, parsed: object, original: str, ctx: SurrogateContext) -> str:
         gen = self._generator(span.category)

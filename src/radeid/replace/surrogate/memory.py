@@ -27,6 +27,9 @@ class DocumentMemory:
     hospitals: dict[str, Any] = field(default_factory=dict)  # initials -> parsed full name
     acronyms: set[str] = field(default_factory=set)  # facility acronyms of the document
     states: list[str] = field(default_factory=list)  # state abbreviations seen (keep_state)
+    #: folded place and facility surrogates -> the folded original each stands for: two distinct
+    #: originals of a document never share one
+    taken_places: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, text: str, spans: Sequence[Span]) -> DocumentMemory:

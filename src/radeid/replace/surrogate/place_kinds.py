@@ -11,8 +11,10 @@ comma-separated parts (an address), and anything else is a city.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from radeid.replace.surrogate.addresses import place_words, word_key
 from radeid.replace.surrogate.keyed import fold
 
 if TYPE_CHECKING:
@@ -86,3 +88,14 @@ def classify_place(text: str, pools: PlacePools, subtype: str | None = None) -> 
     if len(words) > 1 and fold(words[-1]) in pools.street_suffixes:
         return "street"
     return "city"
+
+
+@lru_cache(maxsize=1 << 14)
+def names_a_facility(text: str, locale: str = "en_US") -> bool:
+    """Whether a span tagged as a person's name names a facility: two words or more, the last a
+    facility word ("Westbury Family Medicine") or the first a facility head ("Clínica Teknon")."""
+    words = text.split()
+    if len(words) < 2:
+        return False
+    lists = place_words(locale)
+    return word_key(words[-1]) in lists.facility_tails or word_key(words[0]) in lists.facility_heads

@@ -17,6 +17,15 @@ from importlib import import_module
 
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, iter_word_list, read_word_list
+from radeid.replace.surrogate import addresses as ad
+from radeid.replace.surrogate.addresses import (
+    is_streetlike,
+    label_address,
+    language_of,
+    new_number,
+    place_words,
+    word_key,
+)
 from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, SurrogateContext
 from radeid.replace.surrogate.institutions import is_real_institution
 from radeid.replace.surrogate.keyed import KeyStream, apply_case, case_style, fold, shape_scramble
@@ -79,12 +88,7 @@ def place_pools(locale: str = "en_US") -> PlacePools:
     country_keys = frozenset(fold(c) for c in countries) | {
         "usa", "us", "u.s.", "u.s.a.", "united states", "united states of america", "uk", "u.k."
     }  # fmt: skip
-    patterns: dict[str, list[str]] = {}
-    for pattern, kind in iter_word_list(bundled_data_path("surrogates", "hospital_patterns.tsv")):
-        patterns.setdefault(kind or "hospital", []).append(pattern)
-    fillers: dict[str, list[str]] = {}
-    for word, slot in iter_word_list(bundled_data_path("surrogates", "hospital_fillers.tsv")):
-        fillers.setdefault(slot or "region", []).append(word)
+    patterns, fillers = _facility_lists(locale)
     bad_city = set(state_by_key) | {fold(c) for c in countries} | suffixes
     cities = [c for c in cities if c and fold(c) not in bad_city and fold(c.split()[-1]) not in suffixes]
     countries = tuple(c for c in countries if fold(c) not in state_by_key)  # not "Georgia"
@@ -97,8 +101,8 @@ def place_pools(locale: str = "en_US") -> PlacePools:
         country_keys=country_keys,
         street_suffixes=frozenset(suffixes),
         street_words=tuple(read_word_list(bundled_data_path("surrogates", "street_words.txt"))),
-        patterns={k: tuple(v) for k, v in patterns.items()},
-        fillers={k: tuple(v) for k, v in fillers.items()},
+        patterns=patterns,
+        fillers=fillers,
         vendor_names=tuple(read_word_list(bundled_data_path("surrogates", "vendor_names.txt"))),
         vendor_generic=frozenset(
             fold(w) for w in read_word_list(bundled_data_path("surrogates", "vendor_generic.txt"))
@@ -106,12 +110,27 @@ def place_pools(locale: str = "en_US") -> PlacePools:
     )
 
 
+def _facility_lists(locale: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Facility patterns by type and their fillers by slot, in the locale's language
+    (`hospital_patterns_es.tsv` for es_ES; English where a language has none)."""
+    lang = language_of(locale)
+    found = []
+    for stem, default in (("hospital_patterns", "hospital"), ("hospital_fillers", "region")):
+        path = bundled_data_path("surrogates", f"{stem}_{lang}.tsv")
+        if not path.is_file():
+            path = bundled_data_path("surrogates", f"{stem}.tsv")
+        lists: dict[str, list[str]] = {}
+        for term, label in iter_word_list(path):
+            lists.setdefault(label or default, []).append(term)
+        found.append({k: tuple(v) for k, v in lists.items()})
+    return found[0], found[1]
+
+
 def whole_case(original: str, new: str) -> str:
     """Upper or lower case the whole surrogate when the whole original was."""
-    letters = [c for c in original if c.isalpha()]
-    if len(letters) > 1 and all(c.isupper() for c in letters):
-        return new.upper()
-    if letters and all(c.islower() for c in letters):
+    if original.isupper():  # every cased letter upper (str.isupper): one letter does not count
+        return new.upper() if sum(c.isalpha() for c in original) > 1 else new
+    if original.islower():
         return new.lower()
     return new
 
@@ -134,20 +153,36 @@ def initials(name: str) -> str:
     return "".join(w[0].upper() for w in re.findall(r"[^\W\d_][\w'’]*", name) if w.casefold() not in _STOP)
 
 
+def claim(ctx: SurrogateContext, original: str, new: str) -> bool:
+    """Record `new` as the surrogate of `original`; True when another original of the document
+    already has it (the caller draws again). A surrogate the engine will reject anyway (the
+    original itself, another original of the document) is not recorded."""
+    key, norm = fold(new), fold(original)
+    if key == norm or new.casefold() in ctx.memory.forbidden:
+        return False
+    owner = ctx.memory.taken_places.setdefault(key, norm)
+    return owner != norm
+
+
 # --- hospitals -----------------------------------------------------------------------------------
 
 _FACILITY_TYPES = (
-    ("children", re.compile(r"\bchildren", re.I)),
-    ("university", re.compile(r"\buniversity\b", re.I)),
-    ("imaging", re.compile(r"\b(imaging|radiology|mri|diagnostic)", re.I)),
-    ("clinic", re.compile(r"\bclinic", re.I)),
-    ("medical_center", re.compile(r"\b(medical|med\.?)\s+(center|centre|ctr)\b", re.I)),
-    ("institute", re.compile(r"\binstitute\b", re.I)),
-    ("health_system", re.compile(r"\bhealth(care)?\b", re.I)),
-    ("hospital", re.compile(r"\b(hospital|hosp|infirmary|sanatorium)\b", re.I)),
-    ("department", re.compile(r"\b(department|dept)\b", re.I)),
-    ("center", re.compile(r"\b(center|centre|ctr)\b", re.I)),
-)
+    ("children", re.compile(r"\b(children|infantil|materno|kinderklinik)", re.I)),
+    ("university", re.compile(r"\buniversit", re.I)),
+    ("practice", re.compile(r"\b(family (medicine|practice)|practice|associates|medical group|physicians|"
+                            r"pediatrics|internal medicine|praxis|consultorio)\b", re.I)),
+    ("imaging", re.compile(r"\b(imaging|radiolog|mri|diagnostic|diagn[oó]stico|imagen)", re.I)),
+    ("clinic", re.compile(r"\b(clinic|cl[ií]nica|policl[ií]nica|klinik\b|[\w-]+-klinik\b)", re.I)),
+    ("medical_center", re.compile(r"\b((medical|med\.?)\s+(center|centre|ctr)|centro m[eé]dico)\b", re.I)),
+    ("institute", re.compile(r"\b(institute|instituto|institut)\b", re.I)),
+    ("health_system", re.compile(r"\b(health(care)?|salud|gesundheit)", re.I)),
+    ("hospital", re.compile(r"\b(hospital|hosp|infirmary|sanatori|krankenhaus|klinikum)", re.I)),
+    ("department", re.compile(r"\b(department|dept|servicio|abteilung)\b", re.I)),
+    ("center", re.compile(r"\b(center|centre|ctr|centro|zentrum)\b", re.I)),
+)  # fmt: skip
+#: words that join a facility name's parts: never a sign of a facility by themselves
+_CONNECTORS = frozenset("of the and & for at in de del la las los el y für fur und der die das am an im".split())
+_FACILITY_WORD = re.compile(r"\S+")
 
 
 @lru_cache(maxsize=1 << 14)
@@ -164,12 +199,20 @@ def _known_facilities() -> frozenset[str]:
     return frozenset(fold(t.lstrip("=").lstrip("\\")) for t in terms)
 
 
+def load_place_tables(locale: str = "en_US") -> None:
+    """Load what facility and address surrogates read on first need (the facility lexicon, the
+    address words, the US address parser and its model): for the fork server's warm-up."""
+    _known_facilities()
+    label_address("1 Main Street", locale)
+
+
 @dataclass(frozen=True, slots=True)
 class _Facility:
     original: str
     norm: str
     kind: str  # a pattern type, "acronym", or "place" (a city, state or country tagged as a facility)
     tail: tuple[str, ...] = ()  # ", Dallas, TX" after the facility name: kept as places, in order
+    renamable: bool = False  # kind words to keep and distinctive words to replace
 
 
 CITY_SUFFIXES = ("town", "ton", "land", "ville", "berg", "burgh", "borough", "bury", "view", "port", "mouth",
@@ -189,7 +232,12 @@ class HospitalGenerator:
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
         self.places = LocationGenerator(locale)
+        self.words = place_words(locale)
         self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+        one_word = tuple(c for c in self.pools.cities if " " not in c)
+        # a distinctive word becomes a town or a surname (English: Faker's invented towns; other
+        # languages' town lists are real towns, so surnames only)
+        self._single = (one_word, self.names.surnames) if self.words.lang == "en" else (self.names.surnames,)
 
     def _words_of_length(self, slot: str, length: int) -> tuple[str, ...]:
         """The words a name slot ({city}, {surname}, {given}) may take, of one length."""
@@ -216,45 +264,96 @@ class HospitalGenerator:
         if len(parts) > 2 and _facility_kind(parts[0])[0]:
             head, tail = parts[0], tuple(parts[1:])
         kind, key = _facility_kind(head)
+        renamable = self._renamable(head)
         if not kind:
-            kind = "hospital" if fold(stripped) in _known_facilities() else "place"
-        parsed = _Facility(head, fold(head), kind, tail)
+            kind = "hospital" if renamable or fold(stripped) in _known_facilities() else "place"
+        parsed = _Facility(head, fold(head), kind, tail, renamable)
         if len(key) >= 2 and kind != "place":
             ctx.memory.hospitals.setdefault(key, parsed)
         return parsed
 
+    def _renamable(self, name: str) -> bool:
+        return _renamable(name, self.words.facility_words)
+
     def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
+        original = parsed.original + "".join(parsed.tail)
+        new = self._draw(parsed, ctx, attempt, ())
+        for salt in range(1, 8):  # another original of the document already has this one: redraw
+            if not claim(ctx, original, new):
+                break
+            new = self._draw(parsed, ctx, attempt, (f"d{salt}",))
+        return new
+
+    def _draw(self, parsed: _Facility, ctx: SurrogateContext, attempt: int, salt: tuple[str, ...]) -> str:
         if parsed.kind == "place":
             return self.places.generate((parsed.original, ""), ctx, attempt)
         if parsed.kind == "acronym":
             full = ctx.memory.hospitals.get(parsed.original.strip())
-            if full is not None and not attempt:
+            if full is not None and not attempt and not salt:
                 key = initials(self._facility(full, ctx, 0))
                 if len(key) == len(parsed.original.strip()) and key != parsed.original.strip():
                     return parsed.original.replace(parsed.original.strip(), key)
             # the stream only acronyms draw from here (`_facility` derives the same one itself)
-            stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
+            stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt), *salt)
             return _acronym(parsed.original, stream)
-        new = self._facility(parsed, ctx, attempt)
+        new = self._facility(parsed, ctx, attempt, salt)
         for i, piece in enumerate(parsed.tail):
             new += piece if i % 2 == 0 else self.places.generate((piece, ""), ctx, attempt)
         return new
 
-    def _facility(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
-        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt))
+    def _facility(self, parsed: _Facility, ctx: SurrogateContext, attempt: int, salt: tuple[str, ...] = ()) -> str:
+        stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt), *salt)
         patterns = self.pools.patterns.get(parsed.kind) or self.pools.patterns["hospital"]
         key = initials(parsed.original)
         abbreviated = key in ctx.memory.acronyms  # the document abbreviates it: keep an abbreviable fake
         # --length-preserving redraws aim at the original's length through the name slot
         length = len(parsed.original) if ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM else 0
-        new = self._fill(stream.choice(patterns), stream, length)
-        for _ in range(32):
+        new = ""
+        for tries in range(33):
+            if parsed.renamable and tries < 16:  # then patterns: "University of ..." is real
+                new = self._rename(parsed.original, stream, bool(length))
+            else:
+                new = self._fill(stream.choice(patterns), stream, length)
             if is_real_institution(new):
                 ctx.stats["real_institution_retries"] += 1
             elif not abbreviated or (len(initials(new)) == len(key) and initials(new) != key):
                 break
-            new = self._fill(stream.choice(patterns), stream, length)
         return whole_case(parsed.original, new)
+
+    def _rename(self, name: str, stream: KeyStream, aim: bool) -> str:
+        """The facility's kind words kept ("Westbury Family Medicine" -> "Aaronland Family
+        Medicine"), every other run of words replaced by as many invented ones: a town or a surname
+        for one word, a given name and surnames for more; `aim` keeps each word's length."""
+        plan, tail, avoid = _rename_plan(name, self.words.facility_words)
+        out: list[str] = []
+        for before, run in plan:
+            out.append(before)
+            out.append(self._invented(run, stream, avoid, aim))
+        out.append(tail)
+        return "".join(out)
+
+    def _invented(self, run: tuple[tuple[str, str], ...], stream: KeyStream, avoid: frozenset[str], aim: bool) -> str:
+        """Words for a run of distinctive words, each in its original's case."""
+        words = []
+        last = len(run) - 1
+        for i, (old, punct) in enumerate(run):
+            if not old.isalpha() and any(c.isdigit() for c in old):
+                words.append(new_number(old, stream))
+                continue
+            if last:  # "Johns Hopkins" -> a given name and surnames
+                slot, pool = ("given", self.names.given["F" if stream.below(2) else "M"]) if i == 0 else (
+                    "surname", self.names.surnames)  # fmt: skip
+            else:
+                slot, pool = "surname", self._single[stream.below(len(self._single))]
+            same = self._words_of_length(slot, len(old)) if aim else ()
+            word = stream.choice(same or pool)
+            for _ in range(8):
+                if word_key(word) not in avoid:
+                    break
+                word = stream.choice(same or pool)
+            inner = punct if aim and i < last else ""  # "St. Jude": its room
+            words.append(apply_case(word, case_style(old)) + inner)
+        return " ".join(words)
 
     def _fill(self, pattern: str, stream: KeyStream, length: int = 0) -> str:
         """The pattern with its slots filled; with a `length`, the last name slot takes a word
@@ -281,12 +380,43 @@ class HospitalGenerator:
         return _SLOT.sub(slot, pattern)
 
 
+@lru_cache(maxsize=1 << 14)
+def _renamable(name: str, generic: frozenset[str]) -> bool:
+    """Whether a facility name has both a kind word to keep ("Family Medicine") and a word to
+    replace (cached: facility names repeat)."""
+    keys = [word_key(m.group()) for m in _FACILITY_WORD.finditer(name)]
+    return any(k in generic and k not in _CONNECTORS for k in keys) and any(
+        k not in generic and any(c.isalpha() for c in k) for k in keys
+    )
+
+
+Run = tuple[tuple[str, str], ...]  # distinctive words of a facility name, each with its trailing "." or ","
+
+
+@lru_cache(maxsize=1 << 14)
+def _rename_plan(name: str, generic: frozenset[str]) -> tuple[tuple[tuple[str, Run], ...], str, frozenset[str]]:
+    """How `HospitalGenerator._rename` rewrites a name (cached: facility names repeat): (text
+    before, run of distinctive words) pairs, the text after the last run, and the folded words a
+    surrogate must not reuse."""
+    plan: list[tuple[str, Run]] = []
+    run: list[re.Match[str]] = []
+    pos = 0
+    for m in [*_FACILITY_WORD.finditer(name), None]:
+        if m is not None and word_key(m.group()) not in generic and m.group()[0].isalnum():
+            run.append(m)
+            continue
+        if run:
+            words = tuple((w.group().rstrip(".,;:"), w.group()[len(w.group().rstrip(".,;:")) :]) for w in run)
+            plan.append((name[pos : run[0].start()], words))
+            pos = run[-1].start() + len(words[-1][0])
+            run = []
+    avoid = frozenset(word_key(m.group()) for m in _FACILITY_WORD.finditer(name))
+    return tuple(plan), name[pos:], avoid
+
+
 # --- locations -----------------------------------------------------------------------------------
 
 _STATE_ZIP = re.compile(r"(?P<state>[A-Za-z][A-Za-z .]*?)\s+(?P<zip>\d{5}(?:-\d{4})?)")
-_DIRECTIONS = frozenset(
-    "n s e w ne nw se sw n. s. e. w. north south east west northeast northwest southeast southwest".split()
-)
 _SEGMENT = re.compile(r"[^,\n;]+|[,\n;]+")
 
 
@@ -297,11 +427,15 @@ class LocationGenerator:
     realism_check = True
 
     def __init__(self, locale: str) -> None:
+        self.locale = locale
         self.pools = place_pools(locale)
         self.names = name_pools(locale)
         self._by_len: dict[str, dict[int, tuple[str, ...]]] = {}
+        self._street_words = place_words(locale).street_words or self.pools.street_words
 
     def _pool(self, pool_name: str) -> tuple[str, ...]:
+        if pool_name == "street_words":
+            return self._street_words
         pool: tuple[str, ...] = getattr(self.names if pool_name == "surnames" else self.pools, pool_name)
         return pool
 
@@ -354,10 +488,22 @@ class LocationGenerator:
         return original, subtype
 
     def generate(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int) -> str:
+        original = parsed[0]
+        new = self._draw(parsed, ctx, attempt, ())
+        for salt in range(1, 8):  # another original of the document already has this one: redraw
+            if not claim(ctx, original, new):
+                break
+            new = self._draw(parsed, ctx, attempt, (f"d{salt}",))
+        return new
+
+    def _draw(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int, salt: tuple[str, ...]) -> str:
         original, subtype = parsed
-        stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *(str(attempt),) * bool(attempt))
+        tail = (*(str(attempt),) * bool(attempt), *salt)
         kind = classify_place(original, self.pools, subtype)
         aim = ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM
+        if kind in ("street", "address", "city") and is_streetlike(original, self.locale):
+            return self._address(original, ctx, tail, aim)
+        stream = ctx.keyed.stream(ctx.scope, "location", fold(original), *tail)
         if kind != "address":
             lead = original[: len(original) - len(original.lstrip())]
             trail = original[len(original.rstrip()) :]
@@ -372,6 +518,54 @@ class LocationGenerator:
             trail = piece[len(piece.rstrip()) :]
             out.append(lead + self._segment(piece.strip(), stream, ctx, "", aim) + trail)
         return "".join(out)
+
+    def _address(self, original: str, ctx: SurrogateContext, tail: tuple[str, ...], aim: bool) -> str:
+        """A street address part by part (`addresses.label_address`): generic words kept, every
+        other word replaced; each part keyed by its own text, so "Pike Road" reads the same in
+        every address of the scope."""
+        pieces = label_address(original, self.locale)
+        avoid = {word_key(w) for text, label in pieces if label in (ad.NAME, ad.CITY) for w in text.split()}
+        out: list[str] = []
+        state = ""
+        i = 0
+        while i < len(pieces):
+            text, label = pieces[i]
+            j = i
+            if label == ad.CITY:  # a city of several words is one city ("New York")
+                while j + 2 < len(pieces) and pieces[j + 1][0].isspace() and pieces[j + 2][1] == ad.CITY:
+                    j += 2
+                text = "".join(p[0] for p in pieces[i : j + 1])
+            stream = ctx.keyed.stream(ctx.scope, "address", label, fold(text), *tail)
+            new = self._part(text, label, stream, ctx, avoid, aim, state)
+            if label == ad.STATE:
+                state = (self.pools.state_by_key.get(fold(new).rstrip(".")) or ("", ""))[1]
+            out.append(new)
+            i = j + 1
+        return "".join(out)
+
+    def _part(
+        self, text: str, label: str, stream: KeyStream, ctx: SurrogateContext, avoid: set[str], aim: bool, state: str
+    ) -> str:
+        """One labelled part of an address, in its own form."""
+        if label in ad.KEPT or not any(c.isalnum() for c in text):
+            return text
+        if label in (ad.NUMBER, ad.UNIT):
+            return new_number(text, stream)
+        if label == ad.ZIP:
+            new = self._zip(text, stream, ctx, state or None) if ZIP.fullmatch(text) else new_number(text, stream)
+            return new if new != text else new_number(text, stream)
+        if label == ad.STATE:
+            return self._state(text, stream, ctx, "state_code" if len(text.rstrip(".")) == 2 else "state")
+        if label in (ad.COUNTRY, ad.SEGMENT):
+            return self._segment(text, stream, ctx, "country" if label == ad.COUNTRY else "", aim)
+        pool = "cities" if label == ad.CITY else ("street_words" if stream.below(2) else "surnames")
+        for _ in range(8):
+            word = self._choose(pool, text.rstrip(".,"), stream, aim)
+            if not any(word_key(w) in avoid for w in word.split()):
+                break
+        if label == ad.CITY:
+            return whole_case(text, word)
+        return apply_case(word, case_style(text)) + text[len(text.rstrip(".,")) :]
 
     def _zip(self, text: str, stream: KeyStream, ctx: SurrogateContext, state: str | None) -> str:
         five = text[:5]
@@ -412,8 +606,8 @@ class LocationGenerator:
             if fold(country) == fold(seg):
                 country = self._choose("countries", seg, stream, aim)
             return whole_case(seg, country)
-        if kind == "street":
-            return self._street(seg, stream, aim)
+        if kind == "street" and is_streetlike(seg, self.locale):
+            return self._address(seg, ctx, (fold(seg),), aim)
         return whole_case(seg, self._choose("cities", seg, stream, aim))
 
     def _state(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str) -> str:
@@ -427,24 +621,6 @@ class LocationGenerator:
         if kind == "state_code":
             return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
         return whole_case(seg, new_name)
-
-    def _street(self, seg: str, stream: KeyStream, aim: bool = False) -> str:
-        """House number (same digit count), keyed street words; type and direction kept."""
-        out = []
-        for m in re.finditer(r"\S+|\s+", seg):
-            tok = m.group()
-            low = fold(tok)
-            if tok.isspace() or low in _DIRECTIONS or low in self.pools.street_suffixes:
-                out.append(tok)
-            elif any(c.isdigit() for c in tok):
-                digits = shape_scramble(tok, stream)
-                if digits[:1] == "0" and tok[:1] != "0":
-                    digits = str(1 + stream.below(9)) + digits[1:]
-                out.append(digits)
-            else:
-                word = self._choose("street_words" if stream.below(2) else "surnames", tok.rstrip(".,"), stream, aim)
-                out.append(apply_case(word, case_style(tok)) + tok[len(tok.rstrip(".,")) :])
-        return "".join(out)
 
 
 def _room(ident: str, stream: KeyStream) -> str:
