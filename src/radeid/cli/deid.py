@@ -9,7 +9,16 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_USAGE, err, fail, note
-from radeid.cli.jobs import check_input, check_job_paths, config_reads, key_paths, report, run_job
+from radeid.cli.jobs import (
+    check_input,
+    check_job_paths,
+    config_reads,
+    key_paths,
+    make_parents,
+    refuse_existing,
+    report,
+    run_job,
+)
 from radeid.cli.options import (
     AgeMode,
     ModeOpt,
@@ -17,9 +26,12 @@ from radeid.cli.options import (
     input_format,
     job_overrides,
     load_job_config,
+    pop_run_flags,
+    progress_settings,
     read_options,
     with_shared_options,
 )
+from radeid.cli.progress import ProgressSettings
 from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
@@ -127,7 +139,7 @@ def deid(
       radeid deid big.jsonl -o deid.jsonl --key-file site.key --workers 2 --resume
     """
     check_input(input_path)
-    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    config, no_model, quiet, overwrite, progress_given = pop_run_flags(shared)
     overlay = job_overrides(
         **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
         day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
@@ -138,7 +150,10 @@ def deid(
         cfg = load_job_config(config, overlay, no_model=no_model)
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
-    run_deid(cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet)
+    run_deid(
+        cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet,
+        overwrite=overwrite, progress=progress_settings(cfg, quiet=quiet, given=progress_given),
+    )  # fmt: skip
 
 
 def run_deid(
@@ -150,19 +165,24 @@ def run_deid(
     workers: int | None = None,
     resume: bool = False,
     quiet: bool = False,
+    overwrite: bool = False,
+    progress: ProgressSettings | None = None,
 ) -> None:
-    """`radeid deid` once its config is known: check paths, then the key, then run."""
+    """`radeid deid` once its config is known: check paths (an existing output needs `overwrite`),
+    then the key, then run."""
     fewer_collections()  # this process runs the pipeline itself with -w 1
     io = cfg.io
     audit_path = Path(io.audit) if io.audit else None
     vault_path = Path(io.vault) if io.vault else None
     key_file = io.key_file or None
+    writes = {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path}
     check_job_paths(
         {"the input": input_path, "--config": config_path, **config_reads(cfg)},
-        {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path,
-         "the work folder": work_folder_for(output)},
+        {**writes, "the work folder": work_folder_for(output)},
         key_paths(key_file, output if _needs_key(cfg) else None),
-    )  # fmt: skip
+    )
+    refuse_existing(writes, overwrite=overwrite, resume=resume)
+    make_parents(*writes.values())
     try:
         key = _job_key(cfg, input_path, output)
         plan = RunPlan(
@@ -181,8 +201,9 @@ def run_deid(
         )
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
-    total = None if quiet else estimate_total(input_path, plan.input_format)  # the progress bar only
-    summary = run_job(lambda on_batch: run(plan, on_batch=on_batch), quiet, "de-identifying", output, total=total)
+    shown = progress or progress_settings(cfg, quiet=quiet)
+    total = None if shown.mode == "none" else estimate_total(input_path, plan.input_format)  # progress only
+    summary = run_job(lambda on_batch: run(plan, on_batch=on_batch), shown, "de-identifying", output, total=total)
     _report_run(summary, plan, quiet)
 
 

@@ -8,8 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from radeid.cli.errors import EXIT_USAGE, fail
-from radeid.cli.jobs import check_input, check_job_paths, config_reads, report, run_job
-from radeid.cli.options import input_format, job_overrides, load_job_config, read_options, with_shared_options
+from radeid.cli.jobs import check_input, check_job_paths, config_reads, make_parents, refuse_existing, report, run_job
+from radeid.cli.options import (
+    input_format,
+    job_overrides,
+    load_job_config,
+    pop_run_flags,
+    progress_settings,
+    read_options,
+    with_shared_options,
+)
 from radeid.config.config import ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import estimate_total
@@ -32,18 +40,21 @@ def detect(
       radeid detect reports.jsonl -o spans.jsonl --model models/stanford-onnx --threshold 0.3
     """
     check_input(input_path)
-    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    config, no_model, quiet, overwrite, progress_given = pop_run_flags(shared)
     try:
         cfg = load_job_config(config, job_overrides(**shared), no_model=no_model)
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
     check_job_paths(reads, {"--output": output})
+    refuse_existing({"--output": output}, overwrite=overwrite)
     try:
         deidentifier = Deidentifier(cfg)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     fmt = input_format(cfg.io.format)
+    make_parents(output)
+    progress = progress_settings(cfg, quiet=quiet, given=progress_given)
     summary = run_job(
         lambda on_batch: detect_path(
             deidentifier,
@@ -54,9 +65,9 @@ def detect(
             on_error=cfg.io.on_error,  # type: ignore[arg-type]
             on_batch=on_batch,
         ),
-        quiet,
+        progress,
         "detecting",
-        total=None if quiet else estimate_total(input_path, fmt),  # the progress bar only
+        total=None if progress.mode == "none" else estimate_total(input_path, fmt),  # progress only
     )
     report(summary, quiet, "detected")
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from radeid.cli.progress import QUIET, ProgressSettings
 from radeid.config.config import Config, ConfigError
 from radeid.config.modes import REPLACERS
 from radeid.core.plugins import load_plugins
@@ -118,6 +119,46 @@ AgeOpt = Annotated[int | None, typer.Option("--age-threshold", min=0, help="Ages
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary table.")]
 
 
+OverwriteOpt = Annotated[
+    bool,
+    typer.Option("--overwrite", help="Replace an existing output (and audit, vault); without it they are refused."),
+]
+
+
+class ProgressChoice(str, Enum):
+    auto = "auto"
+    bar = "bar"
+    log = "log"
+    none = "none"
+
+
+class LogFormatChoice(str, Enum):
+    text = "text"
+    json = "json"
+
+
+ProgressOpt = Annotated[
+    ProgressChoice | None,
+    typer.Option(
+        "--progress",
+        help="io.progress: auto (a bar on a terminal, else a log line every --progress-interval seconds), bar, "
+        "log or none.",
+    ),
+]
+
+
+ProgressIntervalOpt = Annotated[
+    float | None,
+    typer.Option("--progress-interval", min=0.0, help="Seconds between progress log lines (io.progress_interval, 30)."),
+]
+
+
+LogFormatOpt = Annotated[
+    LogFormatChoice | None,
+    typer.Option("--log-format", help="io.log_format: progress log lines as text, or json (one object per line)."),
+]
+
+
 ModelOpt = Annotated[
     str | None,
     typer.Option(
@@ -173,6 +214,10 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
     "no_model": (NoModelOpt, False),
     "threshold": (ThresholdOpt, None),
     "quiet": (QuietOpt, False),
+    "overwrite": (OverwriteOpt, False),
+    "progress": (ProgressOpt, None),
+    "progress_interval": (ProgressIntervalOpt, None),
+    "log_format": (LogFormatOpt, None),
 }
 
 
@@ -215,6 +260,7 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "typos": "surrogate.typo_rate", "locale": "surrogate.locale", "keep_state": "surrogate.keep_state",
         "input_format": "io.format", "output_format": "io.output_format", "id_col": "io.id_col",
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
+        "progress": "io.progress", "progress_interval": "io.progress_interval", "log_format": "io.log_format",
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
         "pseudonymize_ids": "io.pseudonymize_ids",
         "batch_size": "pipeline.batch_size", "lang": "pipeline.language",
@@ -276,6 +322,22 @@ def _section_of(config: Config, sections: list[str]) -> Any:
     if sections[0] == "detectors":
         return config.detectors[sections[1]]
     return getattr(config, sections[0])
+
+
+def pop_run_flags(shared: dict[str, Any]) -> tuple[Path | None, bool, bool, bool, bool]:
+    """Take the shared options that are not config keys out of `shared`: --config, --no-model,
+    --quiet, --overwrite, and whether --progress was given (it overrides --quiet)."""
+    given = shared.get("progress") is not None
+    return shared.pop("config"), shared.pop("no_model"), shared.pop("quiet"), shared.pop("overwrite"), given
+
+
+def progress_settings(config: Config, *, quiet: bool = False, given: bool = False) -> ProgressSettings:
+    """How a job shows its progress: the config's `[io]` keys; `--quiet` turns it off unless
+    `--progress` was `given` on the command line too."""
+    io = config.io
+    if quiet and not given:
+        return QUIET
+    return ProgressSettings(mode=io.progress, interval=io.progress_interval, log_format=io.log_format)
 
 
 def read_options(config: Config) -> ReadOptions:
