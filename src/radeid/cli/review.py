@@ -76,8 +76,8 @@ def _check_paths(output_path: Path, audit: Path | None, vault: Path | None, key_
     """The run's audit must exist (a usage error that says why otherwise); no output may overwrite an input."""
     audit_path = audit or default_audit_path(output_path)
     if not audit_path.exists():
-        raise fail(f"audit not found: {audit_path} (pass --audit; `radeid deid --no-audit` writes none)",
-                   EXIT_USAGE)  # fmt: skip
+        raise fail(f"audit not found: {audit_path} (pass --audit with the audit the run wrote: `radeid deid "
+                   "--audit PATH`, else OUTPUT.audit.jsonl beside its output)", EXIT_USAGE)  # fmt: skip
     check_job_paths({"OUTPUT": output_path, "--audit": audit_path, "--vault": vault}, {"--output": page},
                     key_paths(key_file))  # fmt: skip
     return audit_path

@@ -136,6 +136,18 @@ def _require_server() -> ModuleType:
     return uvicorn
 
 
+def _require_key(cfg: Config, found: tuple[bytes, str] | None) -> None:
+    """A keyed mode without a key, said in the command line's words (the server never generates one)."""
+    from radeid.replace.base import KEYED_MODES
+    from radeid.secure.keys import ENV_VAR
+
+    if found is None and cfg.replace.mode in KEYED_MODES:
+        raise ConfigError(
+            f"{cfg.replace.mode} mode needs a key: pass --key-file FILE or set ${ENV_VAR} (`radeid keygen -o FILE` "
+            "makes one), or serve a mask mode: --mode tag"
+        )
+
+
 def _build_app(
     config: Path | None,
     mode: str | None,
@@ -153,6 +165,7 @@ def _build_app(
         token = read_token(token_file) if token_file is not None else None
         cfg = load_job_config(config, job_overrides(mode=mode, key_file=key_file), no_model=no_model)
         found = load_key(cfg.io.key_file or None)
+        _require_key(cfg, found)
         if found and found[1]:
             typer.echo(found[1], err=True)
         from radeid.server.app import create_app
