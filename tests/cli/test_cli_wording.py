@@ -10,5 +10,44 @@ def test_a_missing_audit_names_options_that_exist(tmp_path: Path, cli, write_jso
     out = write_jsonl(tmp_path / "deid.jsonl", reports)
     code, output = cli("review", out, "-o", tmp_path / "page.html", "--audit", tmp_path / "missing.jsonl")
     assert code == 2, output
-    assert f"error: audit not found: {tmp_path / 'missing.jsonl'} (pass --audit with the audit the run wrote: " in output
+    assert (
+        f"error: audit not found: {tmp_path / 'missing.jsonl'} (pass --audit with the audit the run wrote: " in output
+    )
     assert "--no-audit" not in output
+
+
+def _command_paths() -> list[list[str]]:
+    import typer.main
+
+    from radeid.cli.main import app
+
+    found: list[list[str]] = [[]]
+
+    def walk(group: object, prefix: list[str]) -> None:
+        for name, command in getattr(group, "commands", {}).items():
+            found.append([*prefix, name])
+            walk(command, [*prefix, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+def test_help_placeholders_read_as_words_in_every_command() -> None:
+    import re
+
+    from typer.testing import CliRunner
+
+    from radeid.cli.main import app
+
+    paths = _command_paths()
+    assert ["deid"] in paths and ["spark-deid"] in paths and ["model", "export"] in paths
+    python_types = re.compile(r"<(bool|str|path|Path|int|float|int range|float range)>|list\[")
+    for path in paths:
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "250"})
+        assert result.exit_code == 0, (path, result.output)
+        assert not python_types.search(result.output), (path, python_types.findall(result.output))
+    deid_help = CliRunner().invoke(app, ["deid", "--help"], env={"COLUMNS": "250"}).output
+    assert re.search(r"--output +-o +PATH ", deid_help)
+    assert re.search(r"--hospital-list +PATH ", deid_help) and re.search(r"--keep-column +TEXT ", deid_help)
+    assert re.search(r"--workers +-w +N \[x>=1\]", deid_help) and re.search(r"--on-error +fail\|skip ", deid_help)
+    assert re.search(r"--resume +Continue", deid_help)  # a flag takes no value: no placeholder at all
