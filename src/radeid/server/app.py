@@ -383,9 +383,10 @@ class _Pipelines:
             try:
                 _ = found.replacer
             except ConfigError as exc:  # e.g. surrogate mode on a server without a key
+                why = str(exc)
                 if self.key is None and name in KEYED_MODES:
-                    exc = ConfigError(f"{name} mode needs a key; start the server with --key-file or $RADEID_KEY")
-                raise _invalid("mode", f"mode {name!r} cannot be used on this server: {exc}") from None
+                    why = f"{name} mode needs a key; start the server with --key-file or $RADEID_KEY"
+                raise _invalid("mode", f"mode {name!r} cannot be used on this server: {why}") from None
             self._by_mode[name] = found
         return found
 
