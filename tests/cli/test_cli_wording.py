@@ -51,3 +51,25 @@ def test_help_placeholders_read_as_words_in_every_command() -> None:
     assert re.search(r"--hospital-list +PATH ", deid_help) and re.search(r"--keep-column +TEXT ", deid_help)
     assert re.search(r"--workers +-w +N \[x>=1\]", deid_help) and re.search(r"--on-error +fail\|skip ", deid_help)
     assert re.search(r"--resume +Continue", deid_help)  # a flag takes no value: no placeholder at all
+
+
+def test_spark_deid_refuses_an_existing_output_before_spark_starts(tmp_path: Path, cli, write_jsonl, reports) -> None:
+    """No Spark (nor Java) is needed to be told: the check comes before the session."""
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "part-0.json").write_text("{}\n", encoding="utf-8")
+    code, output = cli("spark-deid", src, out, "--no-model", "--mode", "tag", "-q")
+    assert code == 2, output
+    assert f"error: OUTPUT {str(out)!r} already exists; pass --overwrite to replace it, or choose another output" in (
+        output
+    )
+    assert [p.name for p in out.iterdir()] == ["part-0.json"]
+
+
+def test_spark_deid_lists_deids_options(cli) -> None:
+    code, output = cli("spark-deid", "--help", env={"COLUMNS": "250"})
+    assert code == 0
+    for option in ("--no-model", "--overwrite", "--quiet", "--scope", "--date-shift", "--deny-list", "--batch-size",
+                   "--lang", "--model", "--threshold", "--mask-char"):  # fmt: skip
+        assert f" {option} " in output, option

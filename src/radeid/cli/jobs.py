@@ -66,16 +66,27 @@ def check_job_paths(
         raise fail(str(exc), EXIT_USAGE) from None
 
 
-def refuse_existing(writes: dict[str, Path | None], *, overwrite: bool, resume: bool = False) -> None:
-    """Exit 2 when a path the job writes exists (an empty folder aside), unless `--overwrite` (replace
-    it) or `--resume` (continue the run that made it) was given: nothing is replaced without a word."""
+def refuse_existing(
+    writes: dict[str, Path | None], *, overwrite: bool, resume: bool = False, empty_folder_ok: bool = True
+) -> None:
+    """Exit 2 when a path the job writes exists (an empty folder aside, unless not `empty_folder_ok`),
+    unless `--overwrite` (replace it) or `--resume` (continue the run that made it) was given: nothing
+    is replaced without a word."""
     if overwrite or resume:
         return
-    found = [
-        f"{name} {str(path)!r}"
-        for name, path in writes.items()
-        if path is not None and (path.is_symlink() or path.exists()) and not (path.is_dir() and not any(path.iterdir()))
-    ]
+    existing(
+        [
+            f"{name} {str(path)!r}"
+            for name, path in writes.items()
+            if path is not None
+            and (path.is_symlink() or path.exists())
+            and not (empty_folder_ok and path.is_dir() and not any(path.iterdir()))
+        ]
+    )
+
+
+def existing(found: list[str]) -> None:
+    """The usage error for outputs that exist (`found`: "OPTION 'path'" each), naming --overwrite."""
     if found:
         them = "them" if len(found) > 1 else "it"
         raise fail(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -222,31 +222,48 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
 
 
 def with_shared_options(func: Callable[..., None]) -> Callable[..., None]:
-    """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter.
+    """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter
+    (`deid` and `detect`, so they cannot drift apart)."""
+    return with_options(SHARED_OPTIONS)(func)
+
+
+def borrowed_options(command: Callable[..., Any], names: Iterable[str]) -> dict[str, tuple[Any, Any]]:
+    """Options of another command, by parameter name, as `with_options` takes them: `spark-deid`
+    borrows `deid`'s, so one option reads and behaves the same in both."""
+    parameters = inspect.signature(command).parameters
+    return {name: (parameters[name].annotation, parameters[name].default) for name in names}
+
+
+def with_options(options: Mapping[str, tuple[Any, Any]]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command taking `**options` these options ((annotation, default) by name) as keyword
+    parameters.
 
     Typer reads a command's options from its signature; this writes them into the signature
-    once, so `deid` and `detect` cannot drift apart (written by hand because typer has no
-    option groups).
+    once (written by hand because typer has no option groups).
     """
-    hints = inspect.get_annotations(func, eval_str=True)
-    own = [
-        p.replace(annotation=hints.get(p.name, p.annotation))
-        for p in inspect.signature(func).parameters.values()
-        if p.kind is not inspect.Parameter.VAR_KEYWORD
-    ]
-    shared = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-        for name, (annotation, default) in SHARED_OPTIONS.items()
-    ]
 
-    @functools.wraps(func)
-    def command(*args: Any, **kwargs: Any) -> None:
-        func(*args, **kwargs)
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        hints = inspect.get_annotations(func, eval_str=True)
+        own = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in inspect.signature(func).parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            for name, (annotation, default) in options.items()
+        ]
 
-    parameters = [*own, *shared]
-    command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
-    command.__annotations__ = {p.name: p.annotation for p in parameters}
-    return command
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> None:
+            func(*args, **kwargs)
+
+        parameters = [*own, *added]
+        command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters}
+        return command
+
+    return decorate
 
 
 def job_overrides(**options: Any) -> dict[str, Any]:
