@@ -73,3 +73,39 @@ def test_spark_deid_lists_deids_options(cli) -> None:
     for option in ("--no-model", "--overwrite", "--quiet", "--scope", "--date-shift", "--deny-list", "--batch-size",
                    "--lang", "--model", "--threshold", "--mask-char"):  # fmt: skip
         assert f" {option} " in output, option
+
+
+def test_every_command_that_prints_a_status_takes_quiet(cli) -> None:
+    commands = [
+        ["deid"],
+        ["detect"],
+        ["reidentify"],
+        ["keygen"],
+        ["ensemble", "fit"],
+        ["evaluate"],
+        ["model", "export"],
+    ]
+    commands += [["review"], ["serve"], ["spark-deid"], ["synth"], ["augment"], ["train"]]
+    for command in commands:
+        code, output = cli(*command, "--help", env={"COLUMNS": "250"})
+        assert code == 0 and " --quiet " in output and " -q " in output, command
+
+
+def test_synth_and_keygen_are_silent_with_quiet(tmp_path: Path, cli) -> None:
+    code, output = cli("synth", "-n", "3", "-o", tmp_path / "s.jsonl", "-q")
+    assert (code, output) == (0, "")
+    assert (tmp_path / "s.jsonl").read_text(encoding="utf-8").count("\n") == 3
+    code, output = cli("synth", "-n", "3", "-o", tmp_path / "t.jsonl")
+    assert code == 0 and output.startswith(f"wrote 3 documents to {tmp_path / 't.jsonl'} in ")
+    code, output = cli("keygen", "-o", tmp_path / "k.key", "-q")
+    assert (code, output) == (0, "") and (tmp_path / "k.key").stat().st_mode & 0o777 == 0o600
+    code, output = cli("augment", tmp_path / "s.jsonl", "-o", tmp_path / "a.jsonl", "--seed", "1", "-q")
+    assert (code, output) == (0, "") and (tmp_path / "a.jsonl").exists()
+
+
+def test_review_is_silent_with_quiet(tmp_path: Path, cli, write_jsonl, reports) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", reports)
+    out = tmp_path / "o.jsonl"
+    assert cli("deid", src, "-o", out, "--no-model", "--mode", "tag", "-q")[0] == 0
+    code, output = cli("review", out, "-o", tmp_path / "page.html", "-q")
+    assert (code, output) == (0, "") and (tmp_path / "page.html").exists()

@@ -116,7 +116,10 @@ BatchOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Docum
 AgeOpt = Annotated[int | None, typer.Option("--age-threshold", min=0, help="Ages above this are PHI (default 89).")]
 
 
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary table.")]
+QuietOpt = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress, summary or status lines on stderr; errors and warnings still."),
+]
 
 
 OverwriteOpt = Annotated[

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
 from radeid.cli.jobs import check_input, check_job_paths, key_paths
-from radeid.cli.options import FormatOpt
+from radeid.cli.options import FormatOpt, QuietOpt
 from radeid.io.audit import AuditError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
@@ -52,6 +52,7 @@ def review(
     input_format: FormatOpt = None,
     id_col: Annotated[str, typer.Option("--id-col", help="Field with the document id.")] = "id",
     text_col: Annotated[str, typer.Option("--text-col", help="Field with the text.")] = "text",
+    quiet: QuietOpt = False,
 ) -> None:
     """Write a self-contained HTML page to review a run: every replacement highlighted by
     category, filters, a summary, and marks (over-redaction, missed PHI) exported as gold JSONL.
@@ -69,7 +70,8 @@ def review(
     audit_path = _check_paths(output_path, audit, vault, key_file, page)
     key = _vault_key(vault, key_file)
     data = _write_review(output_path, page, audit_path, vault, key, sample, seed, input_format, id_col, text_col)
-    _summary(data, page, sample)
+    if not quiet:
+        _summary(data, page, sample)
 
 
 def _check_paths(output_path: Path, audit: Path | None, vault: Path | None, key_file: Path | None, page: Path) -> Path:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from radeid.cli.errors import fail
+from radeid.cli.options import QuietOpt
 from radeid.config.config import Config, ConfigError
 from radeid.pipeline.spec import MODES
 
@@ -82,6 +83,7 @@ def serve(
             help="Seconds a client has to send a request head (else the connection is closed) and a body (else 408).",
         ),
     ] = 30.0,
+    quiet: QuietOpt = False,
 ) -> None:
     """Serve de-identification over HTTP: POST /v1/deidentify, POST /v1/detect, GET /v1/health, GET /v1/info.
 
@@ -102,13 +104,16 @@ def serve(
         )
     limits = (max_request_mb, max_documents, request_timeout)
     api, cfg, token = _build_app(config, mode, key_file, no_model, token_file, limits)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # --quiet: warnings and errors only (no start-up line, no line per request)
+    level = logging.WARNING if quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     auth = "bearer token required" if token else "no token (loopback only)"
-    typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
-    _run(uvicorn, api, host, port, request_timeout)
+    if not quiet:
+        typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
+    _run(uvicorn, api, host, port, request_timeout, "warning" if quiet else "info")
 
 
-def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: float) -> None:
+def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: float, log_level: str = "info") -> None:
     """Serve until stopped. uvicorn's access log is off: radeid logs method, path, status and time
     itself, never text. Slow clients are cut off: a request head within `request_timeout` (the
     protocol), a body within it too (408, the app), an idle keep-alive connection after 5 s (uvicorn)."""
@@ -119,7 +124,7 @@ def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: f
         host=host,
         port=port,
         access_log=False,
-        log_level="info",
+        log_level=log_level,
         server_header=False,
         http=head_timeout_protocol(request_timeout),
         timeout_keep_alive=5,
