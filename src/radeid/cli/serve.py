@@ -104,13 +104,17 @@ def serve(
         )
     limits = (max_request_mb, max_documents, request_timeout)
     api, cfg, token = _build_app(config, mode, key_file, no_model, token_file, limits)
-    # --quiet: warnings and errors only (no start-up line, no line per request)
+    _announce(f"http://{host}:{port}/v1", token, cfg, quiet)
+    _run(uvicorn, api, host, port, request_timeout, "warning" if quiet else "info")
+
+
+def _announce(url: str, token: str | None, cfg: Config, quiet: bool) -> None:
+    """The request log and the start-up line; --quiet: warnings and errors only (no line per request)."""
     level = logging.WARNING if quiet else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    auth = "bearer token required" if token else "no token (loopback only)"
     if not quiet:
-        typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
-    _run(uvicorn, api, host, port, request_timeout, "warning" if quiet else "info")
+        auth = "bearer token required" if token else "no token (loopback only)"
+        typer.echo(f"radeid serve: {url} ({auth}; mode {cfg.replace.mode})", err=True)
 
 
 def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: float, log_level: str = "info") -> None:
