@@ -191,7 +191,10 @@ def test_spark_deid_command_writes_what_radeid_deid_writes(spark: Any, corpus: P
     assert {k: sorted(v, key=lambda s: s["start"]) for k, v in spark_audit.items()} == dict(audit)
 
     again = CliRunner().invoke(app, ["spark-deid", str(corpus), str(out), *args])
-    assert again.exit_code == 1 and "already exists" in again.output  # never replaced without --overwrite
+    assert again.exit_code == 2, again.output  # never replaced without --overwrite, a usage error
+    assert f"error: OUTPUT {str(out)!r} and --audit {str(out) + '.audit'!r} already exist; pass --overwrite" in (
+        again.output
+    )
     surrogate = CliRunner().invoke(app, ["spark-deid", str(corpus), str(tmp_path / "s")], env={"RADEID_KEY": ""})
     assert surrogate.exit_code == 2 and "--key-file" in surrogate.output
 
@@ -394,3 +397,29 @@ def test_pseudonymize_ids_gives_the_ids_radeid_deid_gives(spark: Any, corpus: Pa
     tag = Config.load(overrides={"replace": {"mode": "tag"}})
     with pytest.raises(ConfigError, match="pseudonymize_ids needs a key"):
         deidentify_dataframe(df, "text", "id", config=tag, pseudonymize_ids=True)
+
+
+def test_spark_deid_takes_deids_options_and_refuses_an_existing_output_before_any_work(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Issue 29: `--no-model`, `--deny-list`, `--batch-size`, `-q` as in `radeid deid`; an existing output
+    (a cluster URI too) is a usage error naming --overwrite, said before Spark reads the input."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "text": "Seen by Zorblat on 03/04/2019."}) + "\n", encoding="utf-8")
+    deny = tmp_path / "deny.tsv"
+    deny.write_text("Zorblat\tPATIENT\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()  # an empty folder: Spark would refuse it, so radeid does
+    args = ["spark-deid", str(src), str(out), "--no-model", "--mode", "tag", "--deny-list", str(deny),
+            "--batch-size", "4"]  # fmt: skip
+    refused = CliRunner().invoke(radeid_app, args)
+    assert refused.exit_code == 2, refused.output
+    assert f"error: OUTPUT {str(out)!r} already exists; pass --overwrite to replace it" in refused.output
+    uri = CliRunner().invoke(radeid_app, [*args[:2], out.as_uri(), *args[3:]])  # checked on Spark's file system
+    assert uri.exit_code == 2, uri.output
+    assert f"error: OUTPUT {out.as_uri()!r} already exists; pass --overwrite to replace it" in uri.output
+    done = CliRunner().invoke(radeid_app, [*args, "--overwrite", "-q"])
+    assert done.exit_code == 0, done.output
+    assert "de-identified" not in done.output  # -q: no summary line
+    rows = [json.loads(line) for part in sorted(out.glob("part-*.json")) for line in part.read_text().splitlines()]
+    assert rows == [{"id": "a", "text": "Seen by [PATIENT] on [DATE]."}]

@@ -135,7 +135,7 @@ def test_a_report_path_that_is_the_input_is_refused(tmp_path: Path, src: Path, c
 def test_a_new_run_replaces_the_report(tmp_path: Path, src: Path, cli) -> None:
     args = (src, "-o", tmp_path / "a.jsonl", "--mode", "tag", "--no-model", "--on-error", "skip", "-q")
     _run(cli, *args)
-    _run(cli, *args)
+    _run(cli, *args, "--overwrite")
     assert len(_report(tmp_path / "a.jsonl.report.json")["runs"]) == 1
 
 
@@ -190,7 +190,9 @@ def test_a_run_stopped_by_a_bad_record_adds_a_failed_entry(tmp_path: Path, write
 def test_a_run_that_fails_in_its_first_batch_leaves_the_report_alone(tmp_path: Path, src: Path, cli) -> None:
     report = tmp_path / "a.jsonl.report.json"
     report.write_text("mine", encoding="utf-8")
-    code, _ = cli("deid", src, "-o", tmp_path / "a.jsonl", "--mode", "tag", "--no-model")  # bad line 3: exit 1
+    # --overwrite: an existing report is otherwise refused before any work (exit 2)
+    code, _ = cli("deid", src, "-o", tmp_path / "a.jsonl", "--mode", "tag", "--no-model", "--overwrite")  # bad line 3
+
     assert code == 1
     assert report.read_text(encoding="utf-8") == "mine"
 

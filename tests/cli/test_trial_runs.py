@@ -161,7 +161,7 @@ def test_detect_limit_and_sample(tmp_path: Path, src: Path, cli, read_jsonl) -> 
     code, output = cli("detect", src, "-o", out, "--no-model", "--limit", "2", "-q")
     assert code == 0, output
     assert [r["id"] for r in read_jsonl(out)] == ["r0", "r1"]
-    code, output = cli("detect", src, "-o", out, "--no-model", "--sample", "4", "--seed", "3", "-q")
+    code, output = cli("detect", src, "-o", out, "--no-model", "--sample", "4", "--seed", "3", "-q", "--overwrite")
     assert code == 0, output
     assert [r["id"] for r in read_jsonl(out)] == SAMPLE_4_SEED_3
 

@@ -66,7 +66,7 @@ def test_existing_output_survives_a_failed_run(tmp_path: Path, write_jsonl, cli,
     out = tmp_path / "out.jsonl"
     out.write_text("good old output\n", encoding="utf-8")
     src = write_jsonl(tmp_path / "in.jsonl", ['{"id": 1', reports[0]])
-    code, _ = cli("deid", src, "-o", out, "-q")
+    code, _ = cli("deid", src, "-o", out, "-q", "--overwrite")
     assert code == 1
     assert out.read_text(encoding="utf-8") == "good old output\n"
 

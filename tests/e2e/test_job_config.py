@@ -191,15 +191,10 @@ def test_evaluate_runs_rules_only_with_no_model(tmp_path: Path) -> None:
     assert "DATE" in output
 
 
-def test_plain_progress_lines_when_stderr_is_not_a_terminal(
-    tmp_path: Path, job: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import radeid.cli.jobs as support
-
-    monkeypatch.setattr(support, "PLAIN_PROGRESS_EVERY", 0.0)
+def test_plain_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path, job: tuple[Path, Path]) -> None:
     src, key = job
     code, output = invoke("deid", src, "-o", tmp_path / "o.jsonl", "--no-model", "--key-file", key, "-w", "1",
-                          "--batch-size", "1")  # fmt: skip
+                          "--batch-size", "1", "--progress-interval", "0")  # fmt: skip
     assert code == 0, output
     # the input size is cheap to know (a JSONL line count): a total and a percentage
     assert "de-identifying: 1 of 3 (33%) documents" in output and "docs/s" in output

@@ -9,7 +9,15 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_USAGE, err, fail, note
-from radeid.cli.jobs import check_input, check_job_paths, config_reads, key_paths, report
+from radeid.cli.jobs import (
+    check_input,
+    check_job_paths,
+    config_reads,
+    key_paths,
+    make_parents,
+    refuse_existing,
+    report,
+)
 from radeid.cli.options import (
     AgeMode,
     ModeOpt,
@@ -17,9 +25,12 @@ from radeid.cli.options import (
     input_format,
     job_overrides,
     load_job_config,
+    pop_run_flags,
+    progress_settings,
     read_options,
     with_shared_options,
 )
+from radeid.cli.progress import ProgressSettings
 from radeid.cli.reporting import dry_run_deid, print_written_report, report_path, run_reported, trial_total
 from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
@@ -153,7 +164,7 @@ def deid(
       radeid deid big.jsonl -o trial.jsonl --sample 100 --seed 7 --dry-run
     """
     check_input(input_path)
-    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    config, no_model, quiet, overwrite, progress_given = pop_run_flags(shared)
     dry_run = shared.pop("dry_run")
     overlay = job_overrides(
         **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
@@ -168,12 +179,16 @@ def deid(
         Replacements.load(cfg.surrogate.replacements)  # a bad line is a usage error now, not in a worker
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+    progress = progress_settings(cfg, quiet=quiet, given=progress_given)
     if dry_run:
         if resume:
             raise fail("--dry-run writes nothing, so there is no run to resume; drop --resume", EXIT_USAGE)
-        dry_run_deid(cfg, input_path, output, config_path=config, quiet=quiet)
+        dry_run_deid(cfg, input_path, output, config_path=config, quiet=quiet, progress=progress)
         return
-    run_deid(cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet)
+    run_deid(
+        cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet,
+        overwrite=overwrite, progress=progress,
+    )  # fmt: skip
 
 
 def run_deid(
@@ -185,19 +200,29 @@ def run_deid(
     workers: int | None = None,
     resume: bool = False,
     quiet: bool = False,
+    overwrite: bool = False,
+    progress: ProgressSettings | None = None,
 ) -> None:
-    """`radeid deid` once its config is known: check paths, then the key, then run."""
+    """`radeid deid` once its config is known: check paths (an existing output needs `overwrite`),
+    then the key, then run."""
     fewer_collections()  # this process runs the pipeline itself with -w 1
     io = cfg.io
     audit_path = Path(io.audit) if io.audit else None
     vault_path = Path(io.vault) if io.vault else None
     key_file = io.key_file or None
+    writes = {
+        "--output": output,
+        "--audit": audit_path or default_audit_path(output),
+        "--vault": vault_path,
+        "--report": report_path(cfg, output),
+    }
     check_job_paths(
         {"the input": input_path, "--config": config_path, **config_reads(cfg)},
-        {"--output": output, "--audit": audit_path or default_audit_path(output), "--vault": vault_path,
-         "the work folder": work_folder_for(output), "--report": report_path(cfg, output)},
+        {**writes, "the work folder": work_folder_for(output)},
         key_paths(key_file, output if _needs_key(cfg) else None),
-    )  # fmt: skip
+    )
+    refuse_existing(writes, overwrite=overwrite, resume=resume)
+    make_parents(*writes.values())
     try:
         key = _job_key(cfg, input_path, output)
         plan = RunPlan(
@@ -216,10 +241,11 @@ def run_deid(
         )
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
-    total = None if quiet else trial_total(estimate_total(input_path, plan.input_format), plan.options)
+    shown = progress or progress_settings(cfg, quiet=quiet)
+    total = None if shown.mode == "none" else trial_total(estimate_total(input_path, plan.input_format), plan.options)
     facts = RunFacts(cfg, config_path, input_path, io.format or None, output, plan.audit, vault_path, key,
                      plan.worker_count, resumed=resume, report=report_path(cfg, output))  # fmt: skip
-    summary = run_reported(facts, lambda on_batch: run(plan, on_batch=on_batch), quiet, total, resume=resume)
+    summary = run_reported(facts, lambda on_batch: run(plan, on_batch=on_batch), shown, total, resume=resume)
     _report_run(summary, plan, quiet)
     print_written_report(facts, summary, quiet)
 

@@ -9,8 +9,16 @@ from typing import Annotated, Any
 import typer
 
 from radeid.cli.errors import EXIT_USAGE, fail
-from radeid.cli.jobs import check_input, check_job_paths, config_reads, report, run_job
-from radeid.cli.options import input_format, job_overrides, load_job_config, read_options, with_shared_options
+from radeid.cli.jobs import check_input, check_job_paths, config_reads, make_parents, refuse_existing, report, run_job
+from radeid.cli.options import (
+    input_format,
+    job_overrides,
+    load_job_config,
+    pop_run_flags,
+    progress_settings,
+    read_options,
+    with_shared_options,
+)
 from radeid.cli.reporting import trial_total
 from radeid.config.config import ConfigError
 from radeid.io.errors import RadeidIOError
@@ -36,7 +44,7 @@ def detect(
       radeid detect reports.jsonl -o spans.jsonl --limit 50 --dry-run
     """
     check_input(input_path)
-    config, no_model, quiet = shared.pop("config"), shared.pop("no_model"), shared.pop("quiet")
+    config, no_model, quiet, overwrite, progress_given = pop_run_flags(shared)
     dry_run = shared.pop("dry_run")
     try:
         cfg = load_job_config(config, job_overrides(**shared), no_model=no_model)
@@ -44,6 +52,8 @@ def detect(
         raise fail(str(exc), EXIT_USAGE) from None
     reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
     check_job_paths(reads, {"--output": None if dry_run else output})
+    if not dry_run:
+        refuse_existing({"--output": output}, overwrite=overwrite)
     try:
         deidentifier = build_deidentifier(cfg)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
@@ -58,8 +68,11 @@ def detect(
             return count_path(deidentifier, input_path, **args)  # type: ignore[arg-type]
         return detect_path(deidentifier, input_path, output, **args)  # type: ignore[arg-type]
 
-    total = None if quiet else trial_total(estimate_total(input_path, fmt), options)  # the progress bar only
-    summary = run_job(job, quiet, "detecting (dry run)" if dry_run else "detecting", total=total)
+    if not dry_run:
+        make_parents(output)
+    progress = progress_settings(cfg, quiet=quiet, given=progress_given)
+    total = None if progress.mode == "none" else trial_total(estimate_total(input_path, fmt), options)  # progress only
+    summary = run_job(job, progress, "detecting (dry run)" if dry_run else "detecting", total=total)
     report(summary, quiet, "dry run: detected" if dry_run else "detected")
 
 

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from radeid.cli.errors import fail
+from radeid.cli.options import QuietOpt
 
 if TYPE_CHECKING:
     from radeid.core.document import Document
@@ -53,6 +54,7 @@ def fit(
     ] = None,
     id_col: Annotated[str, typer.Option("--id-col", help="Id field of row formats.")] = "id",
     text_col: Annotated[str, typer.Option("--text-col", help="Text field of row formats.")] = "text",
+    quiet: QuietOpt = False,
 ) -> None:
     """Fit a combiner over the members' token decisions on GOLD and write it as JSON (no pickle).
 
@@ -64,7 +66,7 @@ def fit(
 
       radeid ensemble fit gold.jsonl -o combiner.json --members rules,lexicon,transformer --model tree
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True, quiet=quiet)
     names = _check_options(members, model, gold)
     _check_paths(gold, output, config, label_map)
     combiner, documents = _fit(gold, config, names, model, fmt, label_map, id_col, text_col)

@@ -1,38 +1,24 @@
-"""Running a command's job: path checks, the progress bar or plain progress lines, Ctrl-C and
-SIGTERM, and the summary table.
+"""Running a command's job: path checks, its progress (`radeid.cli.progress`), Ctrl-C and SIGTERM,
+and the summary table.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, err, fail
+from radeid.cli.progress import JobProgress, ProgressSettings
 from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.paths import check_paths
 from radeid.run.batch import RunAborted, RunSummary
 from radeid.run.parallel import ParallelRunError, work_folder_for
 from radeid.secure.keys import key_path_for
-
-#: Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe).
-PLAIN_PROGRESS_EVERY = 30.0
-
 
 #: What a job returns: `run_job` hands back the job's own summary type (`ParallelRunSummary`...).
 SummaryT = TypeVar("SummaryT", bound=RunSummary)
@@ -83,6 +69,49 @@ def check_job_paths(
         raise fail(str(exc), EXIT_USAGE) from None
 
 
+def refuse_existing(
+    writes: dict[str, Path | None], *, overwrite: bool, resume: bool = False, empty_folder_ok: bool = True
+) -> None:
+    """Exit 2 when a path the job writes exists (an empty folder aside, unless not `empty_folder_ok`),
+    unless `--overwrite` (replace it) or `--resume` (continue the run that made it) was given: nothing
+    is replaced without a word."""
+    if overwrite or resume:
+        return
+    existing(
+        [
+            f"{name} {str(path)!r}"
+            for name, path in writes.items()
+            if path is not None
+            and (path.is_symlink() or path.exists())
+            and not (empty_folder_ok and path.is_dir() and not any(path.iterdir()))
+        ]
+    )
+
+
+def existing(found: list[str]) -> None:
+    """The usage error for outputs that exist (`found`: "OPTION 'path'" each), naming --overwrite."""
+    if found:
+        them = "them" if len(found) > 1 else "it"
+        listed = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
+        raise fail(
+            f"{listed} already exist{'' if len(found) > 1 else 's'}; pass --overwrite to replace {them}, "
+            "or choose another output",
+            EXIT_USAGE,
+        )
+
+
+def make_parents(*paths: Path | None) -> None:
+    """Create the missing folders the job's outputs go in, each with a note on stderr (never silently)."""
+    for path in paths:
+        if path is None or path.parent.exists():
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise fail(_os_message(exc, None), EXIT_USAGE) from None
+        err.print(f"created folder {escape(str(path.parent))}", highlight=False)
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C (a KeyboardInterrupt, so every cleanup path is the same)."""
 
@@ -106,7 +135,7 @@ def _os_message(exc: OSError, output: Path | None) -> str:
 
 def run_job(
     job: Callable[[Callable[[int], None]], SummaryT],
-    quiet: bool,
+    progress: ProgressSettings,
     label: str,
     output: Path | None = None,
     total: int | None = None,
@@ -120,52 +149,22 @@ def run_job(
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return _run_job(job, quiet, label, output, total)
+        return _run_job(job, progress, label, output, total)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _progress(quiet: bool) -> Progress:
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-        disable=quiet or not err.is_terminal,
-        transient=True,
-    )
-
-
 def _run_job(
-    job: Callable[[Callable[[int], None]], SummaryT], quiet: bool, label: str, output: Path | None, total: int | None
+    job: Callable[[Callable[[int], None]], SummaryT],
+    progress: ProgressSettings,
+    label: str,
+    output: Path | None,
+    total: int | None,
 ) -> SummaryT:
-    plain = not quiet and not err.is_terminal  # a log: a line now and then instead of a bar
-    started = last = time.monotonic()
-    with _progress(quiet) as progress:
-        task = progress.add_task(label, total=total, rate="")
-
-        def on_batch(n: int) -> None:
-            nonlocal last
-            progress.advance(task, n)
-            elapsed = progress.tasks[0].elapsed or 0.0
-            done = progress.tasks[0].completed
-            progress.update(task, rate=f"{done / elapsed:,.0f} docs/s" if elapsed > 0 else "")
-            now = time.monotonic()
-            if plain and now - last >= PLAIN_PROGRESS_EVERY:
-                last = now
-                of = f" of {total:,} ({100 * done / total:.0f}%)" if total else ""
-                rate = done / max(now - started, 1e-9)
-                err.print(f"{label}: {int(done):,}{of} documents, {rate:,.0f} docs/s", highlight=False)
-
+    with JobProgress(progress, label, total) as shown:
         try:
-            return job(on_batch)
+            return job(shown.advance)
         except RunAborted as exc:
             raise fail(
                 f"{exc.issue.describe()}\nStopped at this record ({exc.summary.read} valid document(s) read); no "

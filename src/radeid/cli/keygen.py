@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_USAGE, err, fail
+from radeid.cli.options import QuietOpt
 from radeid.secure.keys import KEY_FILE_NAME, generate_key_file
 
 
@@ -16,6 +17,7 @@ def keygen(
     output: Annotated[
         Path, typer.Option("--output", "-o", help=f"Where to write the key (e.g. site.key, {KEY_FILE_NAME}).")
     ],
+    quiet: QuietOpt = False,
 ) -> None:
     """Make a new random secret key (32 bytes, hex) in a file only you can read (mode 0600).
 
@@ -33,8 +35,9 @@ def keygen(
         generate_key_file(output)
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror}", EXIT_USAGE) from None
-    err.print(f"wrote a new key to {escape(str(output))} (mode 0600); use it with --key-file {escape(str(output))}",
-              highlight=False)  # fmt: skip
+    if not quiet:
+        err.print(f"wrote a new key to {escape(str(output))} (mode 0600); use it with --key-file {escape(str(output))}",
+                  highlight=False)  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:

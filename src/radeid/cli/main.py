@@ -13,6 +13,7 @@ from radeid.cli.detect import register as register_detect
 from radeid.cli.ensemble import register as register_ensemble
 from radeid.cli.evaluate import register as register_evaluate
 from radeid.cli.explain import register as register_explain
+from radeid.cli.help import words_in_help
 from radeid.cli.keygen import register as register_keygen
 from radeid.cli.model import register as register_model
 from radeid.cli.reidentify import register as register_reidentify
@@ -71,6 +72,7 @@ register_server(app)
 register_spark(app)
 register_synth(app)
 register_train(app)
+words_in_help(app)  # value placeholders in help read as words (PATH, TEXT, N), for every command
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+from radeid.cli.options import QuietOpt
 
 __all__ = ["calibrate", "export", "info", "model_app", "register"]
 
@@ -53,6 +54,7 @@ def export(
     opset: Annotated[int | None, typer.Option("--opset", help="ONNX opset (default: the exporter's).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an earlier radeid export at DST.")] = False,
     keep_fp32: Annotated[bool, typer.Option("--keep-fp32", help="With --quantize, also keep model_fp32.onnx.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Export a token-classification model to ONNX and check it against PyTorch on sample text."""
     out, err = _consoles()
@@ -63,7 +65,8 @@ def export(
     from radeid.model.export import ExportError, export_model
 
     _quiet_libraries()
-    err.print(f"exporting {escape(src)} -> {escape(str(dst))} (dynamo exporter) ...")
+    if not quiet:
+        err.print(f"exporting {escape(src)} -> {escape(str(dst))} (dynamo exporter) ...")
     try:
         report = export_model(
             src,

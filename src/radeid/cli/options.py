@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from radeid.cli.progress import QUIET, ProgressSettings
 from radeid.config.config import Config, ConfigError
 from radeid.config.modes import REPLACERS
 from radeid.core.plugins import load_plugins
@@ -116,7 +117,50 @@ BatchOpt = Annotated[int | None, typer.Option("--batch-size", min=1, help="Docum
 AgeOpt = Annotated[int | None, typer.Option("--age-threshold", min=0, help="Ages above this are PHI (default 89).")]
 
 
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary table.")]
+QuietOpt = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress, summary or status lines on stderr; errors and warnings still."),
+]
+
+
+OverwriteOpt = Annotated[
+    bool,
+    typer.Option("--overwrite", help="Replace an existing output (and audit, vault); without it they are refused."),
+]
+
+
+class ProgressChoice(str, Enum):
+    auto = "auto"
+    bar = "bar"
+    log = "log"
+    none = "none"
+
+
+class LogFormatChoice(str, Enum):
+    text = "text"
+    json = "json"
+
+
+ProgressOpt = Annotated[
+    ProgressChoice | None,
+    typer.Option(
+        "--progress",
+        help="io.progress: auto (a bar on a terminal, else a log line every --progress-interval seconds), bar, "
+        "log or none.",
+    ),
+]
+
+
+ProgressIntervalOpt = Annotated[
+    float | None,
+    typer.Option("--progress-interval", min=0.0, help="Seconds between progress log lines (io.progress_interval, 30)."),
+]
+
+
+LogFormatOpt = Annotated[
+    LogFormatChoice | None,
+    typer.Option("--log-format", help="io.log_format: progress log lines as text, or json (one object per line)."),
+]
 
 
 ModelOpt = Annotated[
@@ -177,6 +221,10 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
     "no_model": (NoModelOpt, False),
     "threshold": (ThresholdOpt, None),
     "quiet": (QuietOpt, False),
+    "overwrite": (OverwriteOpt, False),
+    "progress": (ProgressOpt, None),
+    "progress_interval": (ProgressIntervalOpt, None),
+    "log_format": (LogFormatOpt, None),
 }
 
 
@@ -216,31 +264,48 @@ SHARED_OPTIONS.update(
 
 
 def with_shared_options(func: Callable[..., None]) -> Callable[..., None]:
-    """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter.
+    """Give a command taking `**shared` every option of `SHARED_OPTIONS` as a keyword parameter
+    (`deid` and `detect`, so they cannot drift apart)."""
+    return with_options(SHARED_OPTIONS)(func)
+
+
+def borrowed_options(command: Callable[..., Any], names: Iterable[str]) -> dict[str, tuple[Any, Any]]:
+    """Options of another command, by parameter name, as `with_options` takes them: `spark-deid`
+    borrows `deid`'s, so one option reads and behaves the same in both."""
+    parameters = inspect.signature(command).parameters
+    return {name: (parameters[name].annotation, parameters[name].default) for name in names}
+
+
+def with_options(options: Mapping[str, tuple[Any, Any]]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command taking `**options` these options ((annotation, default) by name) as keyword
+    parameters.
 
     Typer reads a command's options from its signature; this writes them into the signature
-    once, so `deid` and `detect` cannot drift apart (written by hand because typer has no
-    option groups).
+    once (written by hand because typer has no option groups).
     """
-    hints = inspect.get_annotations(func, eval_str=True)
-    own = [
-        p.replace(annotation=hints.get(p.name, p.annotation))
-        for p in inspect.signature(func).parameters.values()
-        if p.kind is not inspect.Parameter.VAR_KEYWORD
-    ]
-    shared = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-        for name, (annotation, default) in SHARED_OPTIONS.items()
-    ]
 
-    @functools.wraps(func)
-    def command(*args: Any, **kwargs: Any) -> None:
-        func(*args, **kwargs)
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        hints = inspect.get_annotations(func, eval_str=True)
+        own = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in inspect.signature(func).parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            for name, (annotation, default) in options.items()
+        ]
 
-    parameters = [*own, *shared]
-    command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
-    command.__annotations__ = {p.name: p.annotation for p in parameters}
-    return command
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> None:
+            func(*args, **kwargs)
+
+        parameters = [*own, *added]
+        command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters}
+        return command
+
+    return decorate
 
 
 def job_overrides(**options: Any) -> dict[str, Any]:
@@ -254,6 +319,7 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "typos": "surrogate.typo_rate", "locale": "surrogate.locale", "keep_state": "surrogate.keep_state",
         "input_format": "io.format", "output_format": "io.output_format", "id_col": "io.id_col",
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
+        "progress": "io.progress", "progress_interval": "io.progress_interval", "log_format": "io.log_format",
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
         "pseudonymize_ids": "io.pseudonymize_ids", "patients": "io.patients",
         "replacements": "surrogate.replacements",
@@ -318,6 +384,22 @@ def _section_of(config: Config, sections: list[str]) -> Any:
     if sections[0] == "detectors":
         return config.detectors[sections[1]]
     return getattr(config, sections[0])
+
+
+def pop_run_flags(shared: dict[str, Any]) -> tuple[Path | None, bool, bool, bool, bool]:
+    """Take the shared options that are not config keys out of `shared`: --config, --no-model,
+    --quiet, --overwrite, and whether --progress was given (it overrides --quiet)."""
+    given = shared.get("progress") is not None
+    return shared.pop("config"), shared.pop("no_model"), shared.pop("quiet"), shared.pop("overwrite"), given
+
+
+def progress_settings(config: Config, *, quiet: bool = False, given: bool = False) -> ProgressSettings:
+    """How a job shows its progress: the config's `[io]` keys; `--quiet` turns it off unless
+    `--progress` was `given` on the command line too."""
+    io = config.io
+    if quiet and not given:
+        return QUIET
+    return ProgressSettings(mode=io.progress, interval=io.progress_interval, log_format=io.log_format)
 
 
 def read_options(config: Config) -> ReadOptions:

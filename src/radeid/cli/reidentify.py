@@ -11,6 +11,7 @@ from rich.markup import escape
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
 from radeid.cli.jobs import check_input, check_job_paths, key_paths, run_job
 from radeid.cli.options import FormatOpt, QuietOpt
+from radeid.cli.progress import QUIET, ProgressSettings
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import ReadOptions
 from radeid.run.batch import reidentify_path
@@ -54,7 +55,7 @@ def reidentify(
         )
 
     try:
-        summary = run_job(job, quiet, "re-identifying")
+        summary = run_job(job, QUIET if quiet else ProgressSettings(), "re-identifying")
     except VaultMismatchError as exc:  # the input is not the run's output: a usage error
         raise fail(str(exc), EXIT_USAGE) from None
     except VaultError as exc:

@@ -19,6 +19,7 @@ from rich.table import Table
 from radeid.cli.errors import EXIT_USAGE, err, fail
 from radeid.cli.jobs import check_job_paths, config_reads, key_paths, report, run_job
 from radeid.cli.options import input_format, read_options
+from radeid.cli.progress import ProgressSettings
 from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import ReadOptions, estimate_total
@@ -56,7 +57,7 @@ def _status(exc: BaseException) -> str:
 def run_reported(
     facts: RunFacts,
     job: Callable[[Callable[[int], None]], Any],
-    quiet: bool,
+    progress: ProgressSettings,
     total: int | None,
     *,
     resume: bool = False,
@@ -75,7 +76,7 @@ def run_reported(
         return job(each)
 
     try:
-        summary = run_job(counted, quiet, label, facts.output, total=total)
+        summary = run_job(counted, progress, label, facts.output, total=total)
     except (typer.Exit, KeyboardInterrupt) as exc:
         status = _status(exc)
         # A run refused before its first batch (another run holds the output, a bad path) did
@@ -92,7 +93,9 @@ def run_reported(
     return summary
 
 
-def dry_run_deid(cfg: Config, input_path: Path, output: Path, *, config_path: Path | None, quiet: bool) -> None:
+def dry_run_deid(
+    cfg: Config, input_path: Path, output: Path, *, config_path: Path | None, quiet: bool, progress: ProgressSettings
+) -> None:
     """`radeid deid --dry-run`: detect and count what a run would replace, print it and write the
     run report; no output, audit, vault or key is written (a key given is read, for its
     fingerprint and for id pseudonyms)."""
@@ -112,7 +115,7 @@ def dry_run_deid(cfg: Config, input_path: Path, output: Path, *, config_path: Pa
     fmt = input_format(io.format)
     facts = RunFacts(cfg, config_path, input_path, io.format or None, output, None, None, key, 1, dry_run=True,
                      report=target)  # fmt: skip
-    total = None if quiet else trial_total(estimate_total(input_path, fmt), read_options(cfg))
+    total = None if progress.mode == "none" else trial_total(estimate_total(input_path, fmt), read_options(cfg))
     id_key = key if io.pseudonymize_ids else None
     summary = run_reported(
         facts,
@@ -120,7 +123,7 @@ def dry_run_deid(cfg: Config, input_path: Path, output: Path, *, config_path: Pa
             deidentifier, input_path, input_format=fmt, options=read_options(cfg),
             on_error=io.on_error, on_batch=on_batch, unique_ids=True, id_key=id_key,  # type: ignore[arg-type]
         ),
-        quiet,
+        progress,
         total,
         label="detecting (dry run)",
     )  # fmt: skip

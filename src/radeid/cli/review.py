@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, EXIT_WRONG_KEY, err, fail, note
 from radeid.cli.jobs import check_input, check_job_paths, key_paths
-from radeid.cli.options import FormatOpt
+from radeid.cli.options import FormatOpt, QuietOpt
 from radeid.io.audit import AuditError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
@@ -52,6 +52,7 @@ def review(
     input_format: FormatOpt = None,
     id_col: Annotated[str, typer.Option("--id-col", help="Field with the document id.")] = "id",
     text_col: Annotated[str, typer.Option("--text-col", help="Field with the text.")] = "text",
+    quiet: QuietOpt = False,
 ) -> None:
     """Write a self-contained HTML page to review a run: every replacement highlighted by
     category, filters, a summary, and marks (over-redaction, missed PHI) exported as gold JSONL.
@@ -70,7 +71,8 @@ def review(
     audit_path = _check_paths(output_path, audit, vault, key_file, page)
     key = _vault_key(vault, key_file)
     data = _write_review(output_path, page, audit_path, vault, key, sample, seed, input_format, id_col, text_col)
-    _summary(data, page, sample)
+    if not quiet:
+        _summary(data, page, sample)
     if data.mismatch is not None:  # the page is written, with a banner; the run's own audit is a usage matter
         left_out = "; the originals were left out" if vault is not None else ""
         raise fail(f"{data.mismatch}. The page says so in a banner{left_out}; pass the run's own --audit", EXIT_USAGE)
@@ -80,8 +82,8 @@ def _check_paths(output_path: Path, audit: Path | None, vault: Path | None, key_
     """The run's audit must exist (a usage error that says why otherwise); no output may overwrite an input."""
     audit_path = audit or default_audit_path(output_path)
     if not audit_path.exists():
-        raise fail(f"audit not found: {audit_path} (pass --audit; `radeid deid --no-audit` writes none)",
-                   EXIT_USAGE)  # fmt: skip
+        raise fail(f"audit not found: {audit_path} (pass --audit with the audit the run wrote: `radeid deid "
+                   "--audit PATH`, else OUTPUT.audit.jsonl beside its output)", EXIT_USAGE)  # fmt: skip
     check_job_paths({"OUTPUT": output_path, "--audit": audit_path, "--vault": vault}, {"--output": page},
                     key_paths(key_file))  # fmt: skip
     return audit_path

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from radeid.cli.errors import fail
+from radeid.cli.options import QuietOpt
 from radeid.config.config import Config, ConfigError
 from radeid.pipeline.spec import MODES
 
@@ -82,6 +83,7 @@ def serve(
             help="Seconds a client has to send a request head (else the connection is closed) and a body (else 408).",
         ),
     ] = 30.0,
+    quiet: QuietOpt = False,
 ) -> None:
     """Serve de-identification over HTTP: POST /v1/deidentify, POST /v1/detect, GET /v1/health, GET /v1/info.
 
@@ -102,13 +104,20 @@ def serve(
         )
     limits = (max_request_mb, max_documents, request_timeout)
     api, cfg, token = _build_app(config, mode, key_file, no_model, token_file, limits)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    auth = "bearer token required" if token else "no token (loopback only)"
-    typer.echo(f"radeid serve: http://{host}:{port}/v1 ({auth}; mode {cfg.replace.mode})", err=True)
-    _run(uvicorn, api, host, port, request_timeout)
+    _announce(f"http://{host}:{port}/v1", token, cfg, quiet)
+    _run(uvicorn, api, host, port, request_timeout, "warning" if quiet else "info")
 
 
-def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: float) -> None:
+def _announce(url: str, token: str | None, cfg: Config, quiet: bool) -> None:
+    """The request log and the start-up line; --quiet: warnings and errors only (no line per request)."""
+    level = logging.WARNING if quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not quiet:
+        auth = "bearer token required" if token else "no token (loopback only)"
+        typer.echo(f"radeid serve: {url} ({auth}; mode {cfg.replace.mode})", err=True)
+
+
+def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: float, log_level: str = "info") -> None:
     """Serve until stopped. uvicorn's access log is off: radeid logs method, path, status and time
     itself, never text. Slow clients are cut off: a request head within `request_timeout` (the
     protocol), a body within it too (408, the app), an idle keep-alive connection after 5 s (uvicorn)."""
@@ -119,7 +128,7 @@ def _run(uvicorn: ModuleType, api: Any, host: str, port: int, request_timeout: f
         host=host,
         port=port,
         access_log=False,
-        log_level="info",
+        log_level=log_level,
         server_header=False,
         http=head_timeout_protocol(request_timeout),
         timeout_keep_alive=5,
@@ -134,6 +143,18 @@ def _require_server() -> ModuleType:
     except ImportError:
         raise fail("radeid serve needs FastAPI and uvicorn: pip install 'radeid[server]'") from None
     return uvicorn
+
+
+def _require_key(cfg: Config, found: tuple[bytes, str] | None) -> None:
+    """A keyed mode without a key, said in the command line's words (the server never generates one)."""
+    from radeid.replace.base import KEYED_MODES
+    from radeid.secure.keys import ENV_VAR
+
+    if found is None and cfg.replace.mode in KEYED_MODES:
+        raise ConfigError(
+            f"{cfg.replace.mode} mode needs a key: pass --key-file FILE or set ${ENV_VAR} (`radeid keygen -o FILE` "
+            "makes one), or serve a mask mode: --mode tag"
+        )
 
 
 def _build_app(
@@ -153,6 +174,7 @@ def _build_app(
         token = read_token(token_file) if token_file is not None else None
         cfg = load_job_config(config, job_overrides(mode=mode, key_file=key_file), no_model=no_model)
         found = load_key(cfg.io.key_file or None)
+        _require_key(cfg, found)
         if found and found[1]:
             typer.echo(found[1], err=True)
         from radeid.server.app import create_app

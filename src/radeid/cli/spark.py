@@ -8,8 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
-from radeid.cli.options import LimitOpt, ModeOpt, SampleOpt, SeedOpt
+from radeid.cli.deid import deid
+from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail, note
+from radeid.cli.jobs import config_reads, existing, refuse_existing
+from radeid.cli.options import ModeOpt, borrowed_options, with_options
 from radeid.config.config import Config, ConfigError
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
@@ -17,6 +19,7 @@ from radeid.spark.dataframe import (
     SparkDocumentError,
     SparkInputError,
     _spark_session,
+    existing_paths,
     spark_deidentify_files,
 )
 
@@ -39,6 +42,16 @@ def register(app: typer.Typer) -> None:
     app.command("spark-deid")(spark_deid)
 
 
+#: `radeid deid`'s options that mean the same on Spark, borrowed from it (one wording, one behaviour).
+#: Left out: the vault, --workers and --resume (Spark's own), --progress (Spark's UI shows it).
+FROM_DEID = (
+    "scope", "date_shift", "max_shift_days", "day_first", "length_preserving", "age_mode", "typos", "locale",
+    "keep_state", "mask_char", "mask_length", "hospital_list", "vendor_list", "deny_list", "allow_list",
+    "batch_size", "age_threshold", "lang", "model", "no_model", "threshold", "quiet", "limit", "sample", "seed",
+)  # fmt: skip
+
+
+@with_options(borrowed_options(deid, FROM_DEID))
 def spark_deid(
     input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
     output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
@@ -76,7 +89,10 @@ def spark_deid(
             "Use a private folder.",
         ),
     ] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing output folders.")] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace existing output and audit folders; without it they are refused."),
+    ] = False,
     on_error: Annotated[
         str | None,
         typer.Option("--on-error", help="fail: stop at a document the pipeline fails on; skip: leave it out."),
@@ -88,9 +104,7 @@ def spark_deid(
             help="Write document ids as keyed pseudonyms (doc-3f9a...), as radeid deid does; else as they are.",
         ),
     ] = None,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    seed: SeedOpt = None,
+    **job: Any,
 ) -> None:
     """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
 
@@ -103,31 +117,33 @@ def spark_deid(
     """
     from radeid.cli.options import job_overrides
 
+    no_model, quiet = job.pop("no_model"), job.pop("quiet")
     overlay = job_overrides(
         mode=mode, key_file=key_file, input_format=input_format, output_format=output_format, audit=audit,
         id_col=id_col, text_col=text_col, patient_col=patient_col, keep_column=keep_column, on_error=on_error,
-        pseudonymize_ids=pseudonymize_ids,
+        pseudonymize_ids=pseudonymize_ids, **job,
     )  # fmt: skip
-    overlay.update(job_overrides(limit=limit, sample=sample, seed=seed))  # a trial run (`spark.dataframe._trial`)
-    cfg, found, audit_path = _load_job(config, overlay, output_path, no_audit)
-    spec = _check_job(cfg, found, input_path, output_path, audit_path, config, local_dir)
+    cfg, found, audit_path = _load_job(config, overlay, output_path, no_audit, no_model)
+    spec = _check_job(cfg, found, input_path, output_path, audit_path, config, local_dir, overwrite)
     if found and found[1]:
-        typer.echo(found[1], err=True)
+        note(found[1])
     _require_pyspark()
     skipped: list[tuple[str, str]] = []
-    count = _run_job(cfg, spec, input_path, output_path, audit_path, master, local_dir, partitions, overwrite, skipped)
-    _report(skipped, count, output_path)
+    count = _run_job(
+        cfg, spec, input_path, output_path, audit_path, master, local_dir, partitions, overwrite, skipped, quiet
+    )
+    _report(skipped, count, output_path, quiet)
 
 
 def _load_job(
-    config: Path | None, overlay: dict[str, Any], output_path: str, no_audit: bool
+    config: Path | None, overlay: dict[str, Any], output_path: str, no_audit: bool, no_model: bool = False
 ) -> tuple[Config, tuple[bytes, str] | None, str | None]:
     """The job's config, its key and audit folder: a usage error (exit 2) before Spark starts, never a generated key."""
     from radeid.cli.options import load_job_config
     from radeid.secure.keys import ENV_VAR, load_key
 
     try:
-        cfg = load_job_config(config, overlay)
+        cfg = load_job_config(config, overlay, no_model=no_model)
         io = cfg.io
         audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
         if io.patients or io.patient_pattern:  # a table has columns: a patient column says it directly
@@ -154,8 +170,11 @@ def _check_job(
     audit_path: str | None,
     config: Path | None,
     local_dir: Path | None,
+    overwrite: bool = False,
 ) -> PipelineSpec:
-    """Local paths checked against each other (cluster URIs are Spark's to check) and the pipeline built."""
+    """Local paths checked against each other (cluster URIs are checked once Spark is up) and the
+    pipeline built. An existing local output or audit is refused here, without --overwrite, before
+    Spark starts (an empty folder too: Spark refuses any existing path)."""
     from radeid.io.paths import PathConflictError, check_paths
 
     io = cfg.io
@@ -166,12 +185,17 @@ def _check_job(
     }  # fmt: skip (cluster URIs are Spark's to check)
     try:
         check_paths(
-            {"INPUT": local.get("INPUT"), "--config": config},
+            {"INPUT": local.get("INPUT"), "--config": config, **config_reads(cfg)},
             {"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit"), "--local-dir": local_dir},
             secrets={"--key-file": Path(io.key_file) if io.key_file else None},
         )
+    except PathConflictError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    refuse_existing({"OUTPUT": local.get("OUTPUT"), "--audit": local.get("--audit")}, overwrite=overwrite,
+                    empty_folder_ok=False)  # fmt: skip
+    try:
         return PipelineSpec(cfg, found[0] if found else None)
-    except (PathConflictError, ConfigError) as exc:
+    except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 
 
@@ -194,12 +218,18 @@ def _run_job(
     partitions: int | None,
     overwrite: bool,
     skipped: list[tuple[str, str]],
+    quiet: bool = False,
 ) -> int:
-    """Run the job on a Spark session; Spark's and radeid's errors become one line and an exit code."""
+    """Run the job on a Spark session; Spark's and radeid's errors become one line and an exit code.
+    An existing output or audit (a cluster URI too) is refused before Spark reads anything."""
     from pyspark.errors import PySparkException
 
     io = cfg.io
-    spark = _spark_session(master, local_dir)
+    spark = _spark_session(master, local_dir, quiet=quiet)
+    if quiet:
+        spark.sparkContext.setLogLevel("ERROR")
+    if not overwrite:
+        existing(existing_paths(spark, {"OUTPUT": output_path, "--audit": audit_path}))
     try:
         return spark_deidentify_files(
             spark,
@@ -222,14 +252,17 @@ def _run_job(
         raise fail(str(exc), EXIT_USAGE) from None
     except SparkInputError as exc:
         raise fail(str(exc), EXIT_FAILED) from None
-    except PySparkException as exc:  # e.g. the output exists, a path cannot be read
+    except PySparkException as exc:  # e.g. a path cannot be read
+        if "PATH_ALREADY_EXISTS" in str(exc):  # made meanwhile by another job
+            raise fail(f"{_spark_message(exc)}; pass --overwrite to replace it", EXIT_USAGE) from None
         raise fail(_spark_message(exc), EXIT_FAILED) from None
 
 
-def _report(skipped: list[tuple[str, str]], count: int, output_path: str) -> None:
-    """The skipped documents (the first 20, then a count) and the total, on stderr."""
+def _report(skipped: list[tuple[str, str]], count: int, output_path: str, quiet: bool = False) -> None:
+    """The skipped documents (the first 20, then a count) and the total (not with --quiet), on stderr."""
     for doc_id, error in skipped[:20]:
         typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
     if len(skipped) > 20:
         typer.echo(f"... and {len(skipped) - 20} more skipped documents", err=True)
-    typer.echo(f"de-identified {count} documents -> {output_path}", err=True)
+    if not quiet:
+        typer.echo(f"de-identified {count} documents -> {output_path}", err=True)

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
+from radeid.cli.options import QuietOpt
 
 if TYPE_CHECKING:
     from radeid.synth.generate import SynthOptions
@@ -69,6 +70,7 @@ def synth_command(
     ] = 0.0,
     start: Annotated[int, typer.Option("--start", min=0, help="First document number (to extend a run).")] = 0,
     list_kinds: Annotated[bool, typer.Option("--list-kinds", help="Print the kinds and exit.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Generate labelled synthetic radiology reports and clinical notes (JSONL gold format).
 
@@ -89,7 +91,7 @@ def synth_command(
 
     check_job_paths({"--openi-carrier": openi_carrier}, {"--output": output})
     options = _synth_options(seed, kinds, upper_rate, wrap_rate, typo_rate, openi_carrier, extras)
-    _write_synth(n, options, start, output)
+    _write_synth(n, options, start, output, quiet)
 
 
 def _synth_options(
@@ -120,8 +122,9 @@ def _synth_options(
         raise fail(str(exc), EXIT_USAGE) from None
 
 
-def _write_synth(n: int, options: SynthOptions, start: int, output: Path) -> None:
-    """Generate and write the documents, then say how many and how fast on stderr; a generator error exits 1."""
+def _write_synth(n: int, options: SynthOptions, start: int, output: Path, quiet: bool = False) -> None:
+    """Generate and write the documents, then say how many and how fast on stderr (not with --quiet);
+    a generator error exits 1."""
     from radeid.synth.generate import generate
     from radeid.synth.goldio import write_gold_jsonl
 
@@ -131,6 +134,8 @@ def _write_synth(n: int, options: SynthOptions, start: int, output: Path) -> Non
     except ValueError as exc:
         raise fail(str(exc), EXIT_FAILED) from None
     took = time.perf_counter() - began
+    if quiet:
+        return
     Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"wrote {count} documents to {escape(str(output))} in {took:.1f} s ({count / max(took, 1e-9):.0f} docs/s)"
     )
@@ -156,6 +161,7 @@ def augment_command(
     label_map: Annotated[
         str | None, typer.Option("--label-map", "-l", help="Label map for the input's labels.")
     ] = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Re-render labelled documents with new surrogates (names, dates, IDs, places), labels kept aligned.
 
@@ -167,8 +173,9 @@ def augment_command(
     """
     _check_augment_paths(input_path, output, key_file, seed, label_map)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    key = _augment_key(err, key_file, seed, output)
-    _write_augment(err, input_path, output, fmt, label_map, key, copies, typos, no_original)
+    key = _augment_key(err, key_file, seed, output)  # a key made here is always said
+    shown = Console(stderr=True, highlight=False, soft_wrap=True, quiet=quiet)  # the counts: not with --quiet
+    _write_augment(shown, input_path, output, fmt, label_map, key, copies, typos, no_original)
 
 
 def _check_augment_paths(

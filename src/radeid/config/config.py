@@ -223,6 +223,8 @@ class Config:
             raise ConfigError("pipeline.batch_size must be at least 1")
         if self.rules.age_threshold < 0:
             raise ConfigError("detectors.rules.age_threshold must not be negative")
+        if self.io.progress_interval < 0:
+            raise ConfigError("io.progress_interval must not be negative")
         if self.io.on_error not in ON_ERROR:
             raise ConfigError(f"io.on_error must be one of {', '.join(ON_ERROR)}, not {self.io.on_error!r}")
         if self.io.limit < 0 or self.io.sample < 0:

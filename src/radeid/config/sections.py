@@ -147,6 +147,11 @@ class IOConfig:
     patient_col: str = ""
     keep_columns: tuple[str, ...] = ()
     on_error: str = "fail"
+    # progress: auto (a bar on a terminal, else log lines), bar, log or none; log lines every
+    # progress_interval seconds, as text or json (one object per line, for schedulers)
+    progress: Literal["auto", "bar", "log", "none"] = "auto"
+    progress_interval: float = 30.0
+    log_format: Literal["text", "json"] = "text"
     audit: str = ""
     vault: str = ""
     key_file: str = ""

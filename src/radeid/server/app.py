@@ -49,7 +49,7 @@ from radeid.io.records import bad_unicode
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.multilingual import build_deidentifier
 from radeid.pipeline.spec import canonical
-from radeid.replace.base import REPLACERS
+from radeid.replace.base import KEYED_MODES, REPLACERS
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENTS",
@@ -384,7 +384,10 @@ class _Pipelines:
             try:
                 _ = found.replacer
             except ConfigError as exc:  # e.g. surrogate mode on a server without a key
-                raise _invalid("mode", f"mode {name!r} cannot be used on this server: {exc}") from None
+                why = str(exc)
+                if self.key is None and name in KEYED_MODES:
+                    why = f"{name} mode needs a key; start the server with --key-file or $RADEID_KEY"
+                raise _invalid("mode", f"mode {name!r} cannot be used on this server: {why}") from None
             self._by_mode[name] = found
         return found
 
@@ -473,6 +476,16 @@ def _add_routes(api: FastAPI, pipelines: _Pipelines, info: Info, batch_size: int
         if len(documents) > max_documents:
             raise _invalid("documents", f"{len(documents)} documents in one request; the limit is {max_documents}")
 
+    def check_ids(documents: Sequence[DocumentIn]) -> None:
+        """Duplicate ids are refused, as `radeid deid` refuses them: the replacements (and a client's
+        answer) are matched by id. The positions are named, never the id."""
+        first: dict[str, int] = {}
+        for n, doc in enumerate(documents):
+            if (at := first.setdefault(doc.id, n)) != n:
+                raise HTTPException(422, [{"loc": ["body", "documents", n, "id"], "type": "value_error",
+                                           "msg": f"duplicate document id (the id of documents[{at}]); ids must be "
+                                                  "unique in a request, as radeid deid requires"}])  # fmt: skip
+
     @api.get("/v1/health", response_model=Health, responses={401: errors[401]})
     def health(_: Authorized) -> Health:
         return Health()
@@ -485,6 +498,7 @@ def _add_routes(api: FastAPI, pipelines: _Pipelines, info: Info, batch_size: int
     def deidentify(request: DeidentifyRequest, _: Authorized) -> DeidentifyResponse:
         """De-identify documents: the text `radeid deid` writes, and every replacement (offsets, no text)."""
         check_count(request.documents)
+        check_ids(request.documents)
         with pipelines.lock:
             pipeline = pipelines.for_mode(request.mode)
             try:

@@ -29,7 +29,7 @@ import math
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -507,7 +507,22 @@ def _refuse_null_records(df: DataFrame, id_col: str, text_col: str, id_key: byte
 # ------------------------------------------------------------------------------------ CLI
 
 
-def _spark_session(master: str | None, local_dir: Path | None = None) -> SparkSession:
+def existing_paths(spark: SparkSession, paths: Mapping[str, str | None]) -> list[str]:
+    """Which of `paths` (by the name the user knows them by) exist, on whatever file system Spark
+    writes to (local, HDFS, S3...): "NAME 'path'" each. Asked before any work, so that a job that
+    would end in Spark's PATH_ALREADY_EXISTS says so at once."""
+    context: Any = spark.sparkContext  # py4j's JVM handles are untyped
+    jvm, conf = context._jvm, context._jsc.hadoopConfiguration()
+    found = []
+    for name, path in paths.items():
+        if path:
+            hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+            if hadoop_path.getFileSystem(conf).exists(hadoop_path):
+                found.append(f"{name} {path!r}")
+    return found
+
+
+def _spark_session(master: str | None, local_dir: Path | None = None, *, quiet: bool = False) -> SparkSession:
     """The session: spark-submit's when launched by it; else local, on every core (Spark's default).
     `local_dir`: Spark's scratch space (shuffle and spill files, which hold original text)."""
     from pyspark.sql import SparkSession
@@ -518,6 +533,8 @@ def _spark_session(master: str | None, local_dir: Path | None = None) -> SparkSe
         # one radeid is installed in), not whatever `python3` is first on PATH.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("radeid")
+    if quiet:  # no stage bars on the console (a session already running keeps its own)
+        builder = builder.config("spark.ui.showConsoleProgress", "false")
     if master:
         builder = builder.master(master)
     if local_dir is not None:
