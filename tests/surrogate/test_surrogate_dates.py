@@ -161,7 +161,7 @@ def test_every_interval_of_a_patient_is_kept_across_documents_in_any_order(dates
         ("March 5", "April 14"),  # month/day
         ("3/5", "4/14"),
         ("Monday", "Saturday"),  # weekday alone: moved by the offset modulo 7
-        ("2019", "2019"),  # year only: Jul 1 2019 + 40 days is still 2019
+        ("2019", "2020"),  # year only: whole years, never 0 (issue 28)
     ],
 )
 def test_date_forms_with_a_known_offset(original: str, shifted: str) -> None:
@@ -178,15 +178,48 @@ def test_day_first_option_and_impossible_readings() -> None:
     assert [r.new_text for r in eu.replace(doc, spans).replacements] == ["04/04/2020", "14/05/2020"]
 
 
-def test_year_only_follows_july_first() -> None:
-    def year_after(offset: int) -> str:
-        replacer = SurrogateReplacer(KEY, SurrogateOptions(date_shift=f"fixed:{offset}"))
+def test_year_alone_moves_in_whole_years_never_zero() -> None:
+    """Issue 28: "in 2019" stayed 2019 whenever the shift did not cross a year boundary."""
+
+    def year_after(offset: int, keep_years: bool = False) -> str:
+        replacer = SurrogateReplacer(KEY, SurrogateOptions(date_shift=f"fixed:{offset}", keep_years=keep_years))
         doc, spans = doc_with("in 2019 CT", [("2019", D)])
         return replacer.replace(doc, spans).replacements[0].new_text
 
-    assert year_after(100) == "2019"
-    assert year_after(200) == "2020"  # Jul 1 + 200 days crosses into 2020
+    assert year_after(1) == "2020"
+    assert year_after(100) == "2020"
+    assert year_after(-1) == "2018"
     assert year_after(-200) == "2018"
+    assert year_after(400) == "2020"  # round(400 / 365.25) = 1
+    assert year_after(800) == "2021"
+    assert year_after(-800) == "2017"
+    assert year_after(0) == "2019"  # fixed:0 keeps dates on purpose
+    assert year_after(100, keep_years=True) == "2019"
+
+
+def test_years_alone_never_survive_for_many_keys_and_agree_with_full_dates() -> None:
+    """50 keys: every year alone moves (by the same whole years), and "(2021)" moves with
+    "since 2015"; a full date next to it keeps its exact interval."""
+    text = "Diabetic since 2015; CT in 2019 (2021 follow-up) compared with 12/20/2019."
+    for k in range(50):
+        replacer = SurrogateReplacer(f"year-key-{k}".encode())
+        doc, spans = doc_with(text, [("2015", D), ("2019", D), ("2021", D), ("12/20/2019", D)])
+        news = [r.new_text for r in replacer.replace(doc, spans).replacements]
+        years = [int(n) for n in news[:3]]
+        moved = [y - o for y, o in zip(years, (2015, 2019, 2021), strict=True)]
+        offset = replacer.date_offset("p1")
+        assert len(set(moved)) == 1 and moved[0] == (1 if offset > 0 else -1), (news, offset)
+        full = date(2019, 12, 20) + timedelta(days=offset)
+        assert news[3] == full.strftime("%m/%d/%Y")
+        assert abs(full.year - years[1]) <= 1
+
+
+def test_keep_years_keeps_years_alone_and_still_shifts_full_dates() -> None:
+    replacer = SurrogateReplacer(KEY, SurrogateOptions(keep_years=True))
+    doc, spans = doc_with("CT in 2019 and on 12/20/2019.", [("2019", D), ("12/20/2019", D)])
+    year, full = (r.new_text for r in replacer.replace(doc, spans).replacements)
+    assert year == "2019"
+    assert full == (date(2019, 12, 20) + timedelta(days=replacer.date_offset("p1"))).strftime("%m/%d/%Y")
 
 
 def test_partial_month_year_shift_is_whole_months_and_never_zero() -> None:

@@ -6,8 +6,10 @@ The defaults here are the fallback for a section a file leaves out; the shipped 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Literal
 
 from radeid.core.categories import Category
@@ -159,6 +161,12 @@ class SurrogateOptions:
     age_mode: "keep_over" keeps an age over 89 over 89; "aggregate" writes "90+".
     day_first: read ambiguous numeric dates day first (03/04/2020 = 3 April).
     keep_state: keep US state names and draw ZIP codes inside the state.
+    keep_years: a year written alone ("in 2019") stays as it is (Safe Harbor allows years);
+        full dates still shift.
+    date_format: a strftime format ("%Y-%m-%d") every shifted full date is written in; empty
+        keeps each date's own written form.
+    date_shifts: a CSV file (`patient_id,shift_days`) of fixed shifts per patient; patients not
+        in it get the keyed shift.
     """
 
     scope: Literal["patient", "corpus"] = "patient"
@@ -170,6 +178,9 @@ class SurrogateOptions:
     age_mode: Literal["keep_over", "aggregate"] = "keep_over"
     day_first: bool = False
     keep_state: bool = False
+    keep_years: bool = False
+    date_format: str = ""
+    date_shifts: str = ""
 
     def __post_init__(self) -> None:
         if self.scope not in ("patient", "corpus"):
@@ -181,6 +192,8 @@ class SurrogateOptions:
             raise ValueError("typo_rate must be within [0, 1]")
         if self.age_mode not in ("keep_over", "aggregate"):
             raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
+        if self.date_format:
+            _check_date_format(self.date_format)
 
     def fixed_shift(self) -> int | None:
         """The fixed offset for "fixed:N" and 0 for "none"; None means a keyed patient shift."""
@@ -195,6 +208,23 @@ class SurrogateOptions:
             except ValueError:
                 pass
         raise ValueError(f"date_shift must be 'none', 'patient' or 'fixed:N', not {self.date_shift!r}")
+
+
+def _check_date_format(fmt: str) -> None:
+    """A date format must write the year, the month and the day, or two shifted dates could read
+    alike; strftime itself accepts almost anything, so the directives are checked here."""
+    directives = set(re.findall(r"%-?([A-Za-z%])", fmt))
+    missing = [
+        what
+        for what, codes in (("a year (%Y or %y)", "Yy"), ("a month (%m, %b or %B)", "mbB"), ("a day (%d or %e)", "de"))
+        if not directives & set(codes)
+    ]
+    if missing:
+        raise ValueError(f"date_format {fmt!r} must contain {', '.join(missing)}")
+    try:
+        date(2019, 3, 5).strftime(fmt)
+    except ValueError as exc:
+        raise ValueError(f"date_format {fmt!r} is not a valid strftime format: {exc}") from None
 
 
 @dataclass(frozen=True)

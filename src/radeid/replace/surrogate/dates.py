@@ -9,18 +9,25 @@ module shifts parsed dates and ages and holds their generators. Shifting a parse
   least one month when the offset is not zero), so intervals between them are kept in months;
 - month/day dates move by the offset in days, in the year of the document's first full date (or
   a leap year when there is none, so Feb 29 exists);
-- year-only dates become the year of (July 1 of that year + offset): the mid-year point is where
-  the shift is least likely to cross a year boundary, so a year-only mention agrees with the
-  shifted full dates of the same year for most of the year, and a pure function of (year,
-  offset) keeps intervals between years. Keeping years unchanged was rejected because a
-  report's "the 2019 CT" would then contradict the shifted "12/20/2019" next to it.
+- year-only dates move by the patient's offset in whole years: round(days / 365.25), and one
+  year in the offset's direction when that rounds to 0 (`year_shift_of`). Never by 0 for a
+  non-zero offset, so an original year alone is never left visible (the former "year of July 1
+  + offset" kept it for about half the patients); every year alone of a patient moves alike,
+  so intervals between years are kept. With the default ±365 days the move is one year, the
+  year most of the patient's shifted full dates fall in. `keep_years` keeps years alone
+  unchanged (Safe Harbor allows years); full dates still shift.
+
+`date_format` writes every shifted full date in one strftime format instead of its own form (a
+time of day written beside the date follows it as written).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from typing import Any
 
+from radeid.config.sections import SurrogateOptions
 from radeid.core.document import Span
 from radeid.replace.surrogate.base import SurrogateContext
 from radeid.replace.surrogate.date_repair import PLAUSIBLE_YEARS, impossible_clock, repair_date
@@ -51,6 +58,7 @@ __all__ = [
     "render",
     "scramble_date",
     "shift_date",
+    "year_shift_of",
 ]
 
 
@@ -62,7 +70,22 @@ def month_shift_of(offset_days: int) -> int:
     return months if months else (1 if offset_days > 0 else -1)
 
 
-def shift_date(parsed: ParsedDate, offset_days: int, ref_year: int | None = None) -> str:
+def year_shift_of(offset_days: int) -> int:
+    """Whole years for a year written alone: the nearest number, never 0 for a non-zero offset."""
+    if offset_days == 0:
+        return 0
+    years = round(offset_days / 365.25)
+    return years if years else (1 if offset_days > 0 else -1)
+
+
+def shift_date(
+    parsed: ParsedDate,
+    offset_days: int,
+    ref_year: int | None = None,
+    *,
+    keep_years: bool = False,
+    date_format: str = "",
+) -> str:
     """Render `parsed` moved by `offset_days` (see the module docstring for partial dates).
 
     Raises OverflowError / ValueError when the shifted date leaves the calendar.
@@ -71,6 +94,8 @@ def shift_date(parsed: ParsedDate, offset_days: int, ref_year: int | None = None
     months = month_shift_of(offset_days)
     if kind == "ymd":
         moved = date(parsed.year, parsed.month, parsed.day) + timedelta(days=offset_days)
+        if date_format:
+            return _formatted(parsed.template, moved, date_format)
         return render(parsed.template, moved.year, moved.month, moved.day, moved.weekday())
     if kind in ("ym", "m"):
         total = parsed.year * 12 + parsed.month - 1 + months
@@ -84,11 +109,27 @@ def shift_date(parsed: ParsedDate, offset_days: int, ref_year: int | None = None
         weekday = (parsed.weekday + offset_days) % 7 if parsed.weekday >= 0 else moved.weekday()
         return render(parsed.template, moved.year, moved.month, moved.day, weekday)
     if kind == "y":
-        moved = date(parsed.year, 7, 1) + timedelta(days=offset_days)
-        return render(parsed.template, moved.year, 0, 0, -1)
+        year = parsed.year if keep_years else parsed.year + year_shift_of(offset_days)
+        if not 1 <= year <= 9999:
+            raise OverflowError("shifted year out of range")
+        return render(parsed.template, year, 0, 0, -1)
     if kind == "w":
         return render(parsed.template, 0, 0, 0, (parsed.weekday + offset_days) % 7)
     raise ValueError(f"unknown date kind {kind!r}")
+
+
+def _formatted(template: Template, moved: date, date_format: str) -> str:
+    """`moved` in the user's format; a time of day the original wrote before or after the date
+    ("2019-03-05T14:30:00Z", "14:30 03/05/2019") stays beside it as written."""
+    fields = [i for i, part in enumerate(template) if isinstance(part, Field)]
+    before = "".join(p for p in template[: fields[0]] if isinstance(p, str)) if fields else ""
+    after = "".join(p for p in template[fields[-1] + 1 :] if isinstance(p, str)) if fields else ""
+    text = moved.strftime(date_format)
+    if any(c.isdigit() for c in before):
+        text = before + text
+    if any(c.isdigit() for c in after):
+        text += after
+    return text
 
 
 # --- ages ----------------------------------------------------------------------------------------
@@ -144,7 +185,8 @@ class DateGenerator:
             value = None
         elif value is not None and impossible_clock(original):
             value = None  # 2019-03-05T14:75: the time is repaired with the date
-        if value is not None and ctx.date_offset == 0:
+        options = ctx.options
+        if value is not None and ctx.date_offset == 0 and not (options.date_format and value.kind == "ymd"):
             return original  # date_shift none or fixed:0: dates are kept on purpose
         if value is not None:
             ref = ctx.memory.reference_year() if value.kind == "md" else None
@@ -153,7 +195,7 @@ class DateGenerator:
             if found is not None:
                 return found
             try:
-                found = shift_date(value, ctx.date_offset, ref)
+                found = shift_date(value, ctx.date_offset, ref, **_style(options))
             except (OverflowError, ValueError):
                 pass
             else:
@@ -171,10 +213,15 @@ class DateGenerator:
         if fixed is not None:
             ref = ctx.memory.reference_year() if fixed.kind == "md" else None
             try:
-                return shift_date(fixed, ctx.date_offset, ref)
+                return shift_date(fixed, ctx.date_offset, ref, **_style(options))
             except (OverflowError, ValueError):
                 pass
         return scramble_date(original, stream)
+
+
+def _style(options: SurrogateOptions) -> dict[str, Any]:
+    """The options `shift_date` takes: keep years alone, one output format."""
+    return {"keep_years": options.keep_years, "date_format": options.date_format}
 
 
 def _writes_year(template: Template) -> bool:
