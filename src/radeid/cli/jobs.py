@@ -58,6 +58,8 @@ def config_reads(config: Config) -> dict[str, Path | None]:
     for option, paths in named.items():
         for n, path in enumerate(paths, 1):
             reads[f"{option} #{n}" if len(paths) > 1 else option] = Path(path)
+    if config.surrogate.date_shifts:
+        reads["--date-shifts"] = Path(config.surrogate.date_shifts)
     return reads
 
 

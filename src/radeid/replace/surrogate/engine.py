@@ -36,6 +36,7 @@ from radeid.replace.surrogate.identifiers import (
 )
 from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
 from radeid.replace.surrogate.memory import DocumentMemory
+from radeid.replace.surrogate.shift_table import read_shift_table
 from radeid.replace.surrogate.names import (
     NameMention,
     length_pools,
@@ -107,6 +108,7 @@ class SurrogateReplacer:
         self.options = options if options is not None else SurrogateOptions()
         self._keyed = Keyed(key)
         self._fixed = self.options.fixed_shift()
+        self._table = read_shift_table(self.options.date_shifts) if self.options.date_shifts else {}
         self._finishing = self.options.typo_rate > 0 or self.options.length_preserving
         self._pools = name_pools(self.options.locale)
         self.stats: Counter[str] = Counter()
@@ -151,6 +153,8 @@ class SurrogateReplacer:
                 offset = magnitude if stream.below(2) else -magnitude
             else:
                 offset = self._fixed
+            if self._table and patient_scope.startswith("patient:"):  # --date-shifts: the user's shift
+                offset = self._table.get(patient_scope[len("patient:") :], offset)
             found = self._shifts[patient_scope] = (offset, 1 + stream.below(5))
         return found
 
