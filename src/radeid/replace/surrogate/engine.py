@@ -36,7 +36,6 @@ from radeid.replace.surrogate.identifiers import (
 )
 from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
 from radeid.replace.surrogate.memory import DocumentMemory
-from radeid.replace.surrogate.shift_table import read_shift_table
 from radeid.replace.surrogate.names import (
     NameMention,
     length_pools,
@@ -49,6 +48,7 @@ from radeid.replace.surrogate.names import (
     settle_genders,
     settle_roles,
 )
+from radeid.replace.surrogate.shift_table import read_shift_table
 
 if TYPE_CHECKING:
     from radeid.config.config import Config
