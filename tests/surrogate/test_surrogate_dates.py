@@ -283,3 +283,61 @@ def test_ages_over_89_stay_over_89_or_aggregate() -> None:
     assert old - young == 92 - 45  # one age shift per patient
     agg = SurrogateReplacer(KEY, SurrogateOptions(age_mode="aggregate")).replace(doc, spans)
     assert agg.replacements[0].new_text == "90+"
+
+
+def _years(start: date, end: date) -> int:
+    return end.year - start.year - ((end.month, end.day) < (start.month, start.day))
+
+
+def _us(text: str) -> date:
+    month, day, year = (int(x) for x in text.split("/"))
+    return date(year, month, day)
+
+
+@pytest.mark.parametrize(
+    ("text", "dob", "age", "exam"),
+    [
+        ("DOB 01/01/1930, age 90. Exam date 03/05/2020.", "01/01/1930", "90", "03/05/2020"),
+        ("Patient: X. D.O.B.: 07/15/1961. STUDY DATE: 07/14/2019. 57-year-old man.", "07/15/1961", "57", "07/14/2019"),
+        ("Date of birth 02/29/1952; a 67 year old seen, date of service 02/28/2020.", "02/29/1952", "67", "02/28/2020"),
+    ],
+)
+def test_age_follows_the_shifted_date_of_birth_for_many_keys(text: str, dob: str, age: str, exam: str) -> None:
+    """Issue 28: `DOB 01/01/1930, age 90` became `05/21/1930, age 94`: the age moved on its own.
+    Now it is the years from the shifted birth to the shifted exam date, for every key."""
+    for k in range(50):
+        replacer = SurrogateReplacer(f"age-key-{k}".encode())
+        doc, spans = doc_with(text, [(dob, D), (age, Category.AGE), (exam, D)])
+        news = {text[r.span.start : r.span.end]: r.new_text for r in replacer.replace(doc, spans).replacements}
+        born, aged, seen = news[dob], news[age], news[exam]
+        assert int(aged) == _years(_us(born), _us(seen)), (k, news)
+        assert (int(aged) >= 90) == (int(age) >= 90)
+
+
+def test_age_with_a_date_of_birth_but_no_exam_date_is_kept() -> None:
+    for k in range(50):
+        replacer = SurrogateReplacer(f"age-key-{k}".encode())
+        doc, spans = doc_with("DOB: 03/14/1951. A 68-year-old woman.", [("03/14/1951", D), ("68", Category.AGE)])
+        assert replacer.replace(doc, spans).replacements[1].new_text == "68"
+
+
+def test_other_ages_and_aggregate_with_a_date_of_birth() -> None:
+    text = "DOB 01/01/1930. Exam date 03/05/2020. Age 90. Her son, 61, was present."
+    marks = [("01/01/1930", D), ("03/05/2020", D), ("90", Category.AGE), ("61", Category.AGE)]
+    doc, spans = doc_with(text, marks)
+    replacer = SurrogateReplacer(KEY)
+    news = [r.new_text for r in replacer.replace(doc, spans).replacements]
+    assert news[2] == str(_years(_us(news[0]), _us(news[1])))
+    assert news[3] == str(61 + replacer._patient_shifts("patient:p1")[1])  # not the patient's: the age shift
+    agg = SurrogateReplacer(KEY, SurrogateOptions(age_mode="aggregate")).replace(doc, spans)
+    assert agg.replacements[2].new_text == "90+"
+
+
+def test_german_date_of_birth_anchors_the_age() -> None:
+    text = "Geburtsdatum: 01.01.1930, Untersuchungsdatum: 05.03.2020, 90 Jahre alt."
+    doc, spans = doc_with(text, [("01.01.1930", D), ("05.03.2020", D), ("90 Jahre", Category.AGE)])
+    for k in range(20):
+        replacer = SurrogateReplacer(f"de-key-{k}".encode(), SurrogateOptions(day_first=True))
+        news = [r.new_text for r in replacer.replace(doc, spans).replacements]
+        born, seen = (date(*reversed([int(x) for x in n.split(".")])) for n in news[:2])
+        assert news[2] == f"{_years(born, seen)} Jahre"

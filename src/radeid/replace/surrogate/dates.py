@@ -43,6 +43,7 @@ from radeid.replace.surrogate.date_template import (
     valid_date,
 )
 from radeid.replace.surrogate.keyed import fold
+from radeid.replace.surrogate.memory import DocumentMemory
 
 __all__ = [
     "MONTHS",
@@ -52,6 +53,7 @@ __all__ = [
     "Field",
     "ParsedDate",
     "Template",
+    "age_from_birth",
     "age_surrogate",
     "month_shift_of",
     "parse_date",
@@ -153,6 +155,44 @@ def age_surrogate(text: str, shift: int, aggregate: bool) -> str | None:
     return text[: m.start()] + new + text[m.end() :]
 
 
+#: an age counted in months, weeks, days or hours (English, German, Spanish): not in years
+_NOT_YEARS = re.compile(
+    r"(?i)\b(?:months?|mos?|weeks?|wks?|days?|hours?|hrs?|monate?n?|wochen?|tage?n?|mes(?:es)?|semanas?|d[ií]as?)\b"
+    r"|\d\s*(?:m|w|d|h)\b"
+)
+
+
+def _years_between(start: date, end: date) -> int:
+    return end.year - start.year - ((end.month, end.day) < (start.month, start.day))
+
+
+def age_from_birth(text: str, birth: date, exam: date | None, offset_days: int, aggregate: bool) -> str | None:
+    """An age in a document with a date of birth, consistent with the shifted date of birth.
+
+    With an exam date too, an age equal to the years from birth to exam becomes the years from
+    the shifted birth to the shifted exam (the same, but for a leap day crossed); an age that is
+    not the patient's (another number) is left to `age_surrogate` (None). Without an exam date
+    the age is kept: the shifted birth plus the same age is still consistent. The Safe Harbor
+    class never changes (over 89 stays over 89, "90+" with `aggregate`). None when the text has
+    no number or counts months, weeks or days."""
+    m = _AGE_NUMBER.search(text)
+    if m is None or _NOT_YEARS.search(text):
+        return None
+    age = int(m.group())
+    new = age
+    if exam is not None:
+        if _years_between(birth, exam) != age:
+            return None
+        try:
+            delta = timedelta(days=offset_days)
+            new = _years_between(birth + delta, exam + delta)
+        except OverflowError:
+            return None
+        new = max(new, 90) if age >= 90 else min(new, 89)
+    moved = "90+" if aggregate and age >= 90 else str(new)
+    return text[: m.start()] + moved + text[m.end() :]
+
+
 # --- generators ----------------------------------------------------------------------------------
 
 
@@ -170,7 +210,10 @@ class DateGenerator:
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None]:
         parsed = parse_date(original, self.day_first)
         if parsed is not None and parsed.kind == "ymd":
-            ctx.memory.full_years.append(parsed.year)
+            memory = ctx.memory
+            memory.full_years.append(parsed.year)
+            if memory.birth is None or memory.exam is None:
+                _note_anchor(parsed, ctx.document.text[max(0, span.start - 40) : span.start], memory)
         return original, parsed
 
     def generate(self, parsed: tuple[str, ParsedDate | None], ctx: SurrogateContext, attempt: int) -> str:
@@ -224,6 +267,30 @@ def _style(options: SurrogateOptions) -> dict[str, Any]:
     return {"keep_years": options.keep_years, "date_format": options.date_format}
 
 
+#: A date of birth / an exam date: the cue right before a full date (English, German, Spanish).
+_BIRTH_CUE = re.compile(
+    r"(?:\bDOB|\bD\.O\.B\.?|\bborn(?:\s+on)?|\bdate\s+of\s+birth|\bbirth\s*date|\bbirthday|Geburtsdatum"
+    r"|\bgeb\.|\bgeboren(?:\s+am)?|fecha\s+de\s+nacimiento|\bF\.\s*Nac\.?|\bnacid[oa](?:\s+el)?)"
+    r"\s*[:#.\-]?\s*$",
+    re.IGNORECASE,
+)
+_EXAM_CUE = re.compile(
+    r"(?:\b(?:exam(?:ination)?|study|service|procedure|scan|visit|admission)\s+date"
+    r"|\bdate\s+of\s+(?:exam(?:ination)?|study|service|procedure|scan|visit|admission)|\bDOS"
+    r"|Untersuchungsdatum|Datum\s+der\s+Untersuchung|fecha\s+(?:del?\s+)?(?:estudio|examen|exploraci[oó]n))"
+    r"\s*[:#.\-]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _note_anchor(parsed: ParsedDate, before: str, memory: DocumentMemory) -> None:
+    """Remember the document's date of birth and exam date (the first of each), which ages follow."""
+    if memory.birth is None and _BIRTH_CUE.search(before):
+        memory.birth = date(parsed.year, parsed.month, parsed.day)
+    elif memory.exam is None and _EXAM_CUE.search(before):
+        memory.exam = date(parsed.year, parsed.month, parsed.day)
+
+
 def _writes_year(template: Template) -> bool:
     return any(isinstance(part, Field) and part.kind == "Y4" for part in template)
 
@@ -240,6 +307,10 @@ class AgeGenerator:
         return original
 
     def generate(self, parsed: str, ctx: SurrogateContext, attempt: int) -> str:
+        if ctx.memory.birth is not None:
+            found = age_from_birth(parsed, ctx.memory.birth, ctx.memory.exam, ctx.date_offset, self.aggregate)
+            if found is not None:
+                return found
         new = age_surrogate(parsed, ctx.age_shift, self.aggregate)
         if new is None:
             if not attempt:
