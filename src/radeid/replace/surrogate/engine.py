@@ -34,6 +34,7 @@ from radeid.replace.surrogate.identifiers import (
     PhoneGenerator,
     UrlGenerator,
 )
+from radeid.replace.surrogate.initials import is_transcription_initials, render_initials
 from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
 from radeid.replace.surrogate.memory import DocumentMemory
 from radeid.replace.surrogate.names import (
@@ -255,6 +256,11 @@ class SurrogateReplacer:
         emails = [i for i, s in enumerate(spans) if s.category is Category.EMAIL]
         if not indexes and not emails:
             return {}
+        out = self._initials(indexes, spans, ctx)  # "MSC/jrt": initials, not names
+        if out:
+            indexes = [i for i in indexes if i not in out]
+            if not indexes and not emails:
+                return out
         mentions: list[NameMention] = [
             parse_name(ctx.memory.originals[i], text[max(0, spans[i].start - 12) : spans[i].start], pools)
             for i in indexes
@@ -281,9 +287,7 @@ class SurrogateReplacer:
         parts = plan_parts(requests, pools, ctx.keyed, ctx.scope, ctx.letters, excluded, wide)
         ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
 
-        rich = pools.rich or ("X",)
-        fallback_letter = rich[ctx.keyed.stream(ctx.scope, "initial-other").below(len(rich))]
-        out: dict[int, str] = {}
+        fallback_letter = self._fallback_letter(ctx)
         for i, mention in zip(indexes, mentions, strict=True):
             original = ctx.memory.originals[i]
             new = render_mention(mention, parts, ctx.letters, fallback_letter)
@@ -293,6 +297,20 @@ class SurrogateReplacer:
                 self.stats["name_unparsed"] += 1
             out[i] = new
         return out
+
+    def _fallback_letter(self, ctx: SurrogateContext) -> str:
+        """The initial for a letter outside the scope's permutation (keyed per scope)."""
+        rich = self._pools.rich or ("X",)
+        return rich[ctx.keyed.stream(ctx.scope, "initial-other").below(len(rich))]
+
+    def _initials(self, indexes: list[int], spans: list[Span], ctx: SurrogateContext) -> dict[int, str]:
+        """Transcription initials among the name spans, rendered as initials (`initials.py`)."""
+        text = ctx.document.text
+        found = [i for i in indexes if is_transcription_initials(text, spans[i].start, spans[i].end)]
+        if not found:
+            return {}
+        fallback = self._fallback_letter(ctx)
+        return {i: render_initials(ctx.memory.originals[i], ctx.letters, fallback) for i in found}
 
     def _finish(self, new: str, original: str, span: Span, ctx: SurrogateContext) -> str:
         """Options applied to every category: typos (training augmentation), then length."""
