@@ -68,7 +68,7 @@ def uid_surrogate(uid: str, stream: KeyStream) -> str:
     or 2 and the second, under arc 1, stays below 40. A shape kept digit for digit gives the
     surrogate the original's length, so a valid original gives a valid surrogate."""
     parts = uid.split(".")
-    out = []
+    out: list[str] = []
     for i, part in enumerate(parts):
         n = len(part)
         if i == 0 and n == 1:

@@ -30,6 +30,9 @@ class DocumentMemory:
     hospitals: dict[str, Any] = field(default_factory=dict)  # initials -> parsed full name
     acronyms: set[str] = field(default_factory=set)  # facility acronyms of the document
     states: list[str] = field(default_factory=list)  # state abbreviations seen (keep_state)
+    # (category, folded surrogate) -> the folded original that has it: distinct originals of a
+    # document never share a fake (a generator draws again)
+    claims: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, text: str, spans: Sequence[Span]) -> DocumentMemory:
