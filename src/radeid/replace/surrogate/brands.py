@@ -10,15 +10,17 @@ word that is a real vendor or product word (the bundled vendor lexicon) is never
 
 Distinct words never share a fake in one scope (issue 28: "Siemens" and "Philips" both became
 "Quantivo"): the list is cut into one bucket per length whose size is a prime N, and a word's
-slot in it goes through a keyed affine permutation of the scope, (a * slot + b) mod N, a
-bijection. The words of the vendor lexicon hold the first slots of their bucket, in sorted order,
-so two of them can never meet; any other word gets a keyed slot among the rest, so it never takes
-a lexicon word's fake (two such words may meet, one chance in a few hundred; the document's check
-in `vendors.py` then draws again).
+slot in it goes through a keyed affine permutation of the scope, (a * slot + b) mod N with
+0 < a < N, a bijection (one keyed digest per scope gives every bucket's a and b). The words of
+the vendor lexicon hold the first slots of their bucket, in sorted order, so two of them can
+never meet; any other word gets a keyed slot among the rest, so it never takes a lexicon word's
+fake (two such words may meet, one chance in a few hundred; the document's check in
+`vendors.py` then draws again).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -134,27 +136,39 @@ def brand_buckets() -> dict[int, tuple[tuple[str, ...], dict[str, int]]]:
     return out
 
 
-def brand_word(folded: str, permutation: tuple[int, int], slot_draw: int, redraw: bool = False) -> str:
+def scope_bytes(digest: bytes) -> bytes:
+    """64 keyed bytes of a scope (its digest and the digest's SHA-256): every bucket's permutation
+    is read from its own 6 of them, so one keyed hash per scope serves all buckets."""
+    return digest + hashlib.sha256(digest).digest()
+
+
+def brand_word(folded: str, keyed_bytes: bytes, draw: Callable[[], int]) -> str:
     """The invented word (capitalised) for a folded word of the original: its slot (the lexicon's
-    own, else `slot_draw` among the other slots; any slot on a `redraw`) through the permutation
-    (a, b) of its bucket."""
-    pool, known = brand_buckets()[bucket_of(len(folded))]
+    own, else `draw()`, called only then, among the other slots) through its bucket's permutation
+    (a * slot + b) mod n, a and b read from the bucket's 6 bytes of `keyed_bytes` (`scope_bytes`)."""
+    length = bucket_of(len(folded))
+    pool, known = brand_buckets()[length]
     n = len(pool)
-    slot = None if redraw else known.get(folded)
+    slot = known.get(folded)
     if slot is None:
-        slot = slot_draw % n if redraw else len(known) + slot_draw % (n - len(known))
-    a, b = permutation
+        slot = len(known) + draw() % (n - len(known))
+    at = 6 * (length - _LENGTHS[0])
+    a = 1 + int.from_bytes(keyed_bytes[at : at + 3], "big") % (n - 1)
+    b = int.from_bytes(keyed_bytes[at + 3 : at + 6], "big") % n
     return pool[(a * slot + b) % n]
 
 
-def bucket_size(length: int) -> int:
-    """The number of words (a prime) of the bucket a word of `length` letters falls in."""
-    return len(brand_buckets()[bucket_of(length)][0])
+def any_brand_word(length: int, value: int) -> str:
+    """A word of the bucket of `length` letters picked by `value` (redraws: any word at all)."""
+    pool = brand_buckets()[bucket_of(length)][0]
+    return pool[value % len(pool)]
 
 
 def camel_like(word: str, original: str) -> str:
     """`word` in the case pattern of `original`: all capitals, all small, capitalised, or camel
     case with a capital at a syllable start near the original's ("IntelliSpace" -> "TabeloRinex")."""
+    if original[:1].isupper() and original[1:].islower():
+        return word  # the list's words are capitalised: the common case first
     if original.isupper() and len(original) > 1:
         return word.upper()
     if original.islower():

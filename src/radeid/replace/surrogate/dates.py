@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from typing import Any
 
-from radeid.config.sections import SurrogateOptions
 from radeid.core.document import Span
 from radeid.replace.surrogate.base import SurrogateContext
 from radeid.replace.surrogate.date_repair import PLAUSIBLE_YEARS, impossible_clock, repair_date
@@ -210,10 +208,8 @@ class DateGenerator:
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None]:
         parsed = parse_date(original, self.day_first)
         if parsed is not None and parsed.kind == "ymd":
-            memory = ctx.memory
-            memory.full_years.append(parsed.year)
-            if memory.birth is None or memory.exam is None:
-                _note_anchor(parsed, ctx.document.text[max(0, span.start - 40) : span.start], memory)
+            ctx.memory.full_years.append(parsed.year)
+            ctx.memory.full_dates.append((span.start, parsed))
         return original, parsed
 
     def generate(self, parsed: tuple[str, ParsedDate | None], ctx: SurrogateContext, attempt: int) -> str:
@@ -238,7 +234,9 @@ class DateGenerator:
             if found is not None:
                 return found
             try:
-                found = shift_date(value, ctx.date_offset, ref, **_style(options))
+                found = shift_date(
+                    value, ctx.date_offset, ref, keep_years=options.keep_years, date_format=options.date_format
+                )
             except (OverflowError, ValueError):
                 pass
             else:
@@ -256,39 +254,55 @@ class DateGenerator:
         if fixed is not None:
             ref = ctx.memory.reference_year() if fixed.kind == "md" else None
             try:
-                return shift_date(fixed, ctx.date_offset, ref, **_style(options))
+                return shift_date(
+                    fixed, ctx.date_offset, ref, keep_years=options.keep_years, date_format=options.date_format
+                )
             except (OverflowError, ValueError):
                 pass
         return scramble_date(original, stream)
 
 
-def _style(options: SurrogateOptions) -> dict[str, Any]:
-    """The options `shift_date` takes: keep years alone, one output format."""
-    return {"keep_years": options.keep_years, "date_format": options.date_format}
+#: A date of birth / an exam date: the cue right before a full date (English, German, Spanish),
+#: lower case, spaces single, trailing ":#.-" left off. A suffix test, not a regex search: it
+#: runs for every full date of every report.
+_BIRTH_CUES = (
+    "dob", "d.o.b", "born", "born on", "date of birth", "birth date", "birthdate", "birthday",
+    "geburtsdatum", "geb", "geboren", "geboren am", "fecha de nacimiento", "f. nac", "f.nac",
+    "fecha nac", "nacido", "nacida", "nacido el", "nacida el",
+)  # fmt: skip
+_EXAM_CUES = tuple(
+    [f"{kind} date" for kind in ("exam", "examination", "study", "service", "procedure", "scan", "visit", "admission")]
+    + [f"date of {kind}" for kind in ("exam", "examination", "study", "service", "procedure", "scan", "visit")]
+    + ["date of admission", "dos", "untersuchungsdatum", "datum der untersuchung", "fecha del estudio",
+       "fecha de estudio", "fecha del examen", "fecha de examen", "fecha de exploración", "fecha de exploracion"]
+)  # fmt: skip
 
 
-#: A date of birth / an exam date: the cue right before a full date (English, German, Spanish).
-_BIRTH_CUE = re.compile(
-    r"(?:\bDOB|\bD\.O\.B\.?|\bborn(?:\s+on)?|\bdate\s+of\s+birth|\bbirth\s*date|\bbirthday|Geburtsdatum"
-    r"|\bgeb\.|\bgeboren(?:\s+am)?|fecha\s+de\s+nacimiento|\bF\.\s*Nac\.?|\bnacid[oa](?:\s+el)?)"
-    r"\s*[:#.\-]?\s*$",
-    re.IGNORECASE,
-)
-_EXAM_CUE = re.compile(
-    r"(?:\b(?:exam(?:ination)?|study|service|procedure|scan|visit|admission)\s+date"
-    r"|\bdate\s+of\s+(?:exam(?:ination)?|study|service|procedure|scan|visit|admission)|\bDOS"
-    r"|Untersuchungsdatum|Datum\s+der\s+Untersuchung|fecha\s+(?:del?\s+)?(?:estudio|examen|exploraci[oó]n))"
-    r"\s*[:#.\-]?\s*$",
-    re.IGNORECASE,
-)
+def _cue_before(before: str, cues: tuple[str, ...]) -> bool:
+    """Whether `before` (the text before a date) ends with one of `cues`, as whole words."""
+    tail = before.rstrip(" \t\r\n:#.-(")
+    tail = tail[tail.rfind("\n") + 1 :].lower()  # the cue's own line
+    if "  " in tail or "\t" in tail:
+        tail = " ".join(tail.split())
+    if not tail.endswith(cues):
+        return False
+    cue = next(c for c in cues if tail.endswith(c))
+    return len(tail) == len(cue) or not tail[-len(cue) - 1].isalnum()
 
 
-def _note_anchor(parsed: ParsedDate, before: str, memory: DocumentMemory) -> None:
-    """Remember the document's date of birth and exam date (the first of each), which ages follow."""
-    if memory.birth is None and _BIRTH_CUE.search(before):
-        memory.birth = date(parsed.year, parsed.month, parsed.day)
-    elif memory.exam is None and _EXAM_CUE.search(before):
-        memory.exam = date(parsed.year, parsed.month, parsed.day)
+def anchors(memory: DocumentMemory, text: str) -> tuple[date | None, date | None]:
+    """The document's date of birth and exam date: the first full date after a cue of each. Found
+    once per document, and only when it has an age (`AgeGenerator`)."""
+    if memory.anchors is None:
+        birth = exam = None
+        for start, parsed in memory.full_dates:
+            before = text[max(0, start - 40) : start]
+            if birth is None and _cue_before(before, _BIRTH_CUES):
+                birth = date(parsed.year, parsed.month, parsed.day)
+            elif exam is None and _cue_before(before, _EXAM_CUES):
+                exam = date(parsed.year, parsed.month, parsed.day)
+        memory.anchors = (birth, exam)
+    return memory.anchors
 
 
 def _writes_year(template: Template) -> bool:
@@ -307,8 +321,9 @@ class AgeGenerator:
         return original
 
     def generate(self, parsed: str, ctx: SurrogateContext, attempt: int) -> str:
-        if ctx.memory.birth is not None:
-            found = age_from_birth(parsed, ctx.memory.birth, ctx.memory.exam, ctx.date_offset, self.aggregate)
+        birth, exam = anchors(ctx.memory, ctx.document.text)
+        if birth is not None:
+            found = age_from_birth(parsed, birth, exam, ctx.date_offset, self.aggregate)
             if found is not None:
                 return found
         new = age_surrogate(parsed, ctx.age_shift, self.aggregate)

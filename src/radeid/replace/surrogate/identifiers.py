@@ -57,7 +57,7 @@ class IdGenerator:
             group = 1 + stream.below(49)
             serial = 1 + stream.below(9999)
             return _place_digits(parsed.original, f"{area:03d}{group:02d}{serial:04d}")
-        if _UID.fullmatch(parsed.original):
+        if "." in parsed.original and _UID.fullmatch(parsed.original):
             return uid_surrogate(parsed.original, stream)
         return shape_scramble(parsed.original, stream)
 

@@ -25,8 +25,9 @@ class DocumentMemory:
     name_words: set[str] = field(default_factory=set)  # folded name parts of the document
     email_words: dict[str, str] = field(default_factory=dict)  # email word -> fake name part
     full_years: list[int] = field(default_factory=list)  # years of full dates, in text order
-    birth: date | None = None  # the first full date after a DOB cue (ages follow it)
-    exam: date | None = None  # the first full date after an exam / study date cue
+    full_dates: list[tuple[int, Any]] = field(default_factory=list)  # (start, parsed) of full dates
+    # the date of birth and the exam date (ages follow them): found once, when an age asks
+    anchors: tuple[date | None, date | None] | None = None
     hospitals: dict[str, Any] = field(default_factory=dict)  # initials -> parsed full name
     acronyms: set[str] = field(default_factory=set)  # facility acronyms of the document
     states: list[str] = field(default_factory=list)  # state abbreviations seen (keep_state)

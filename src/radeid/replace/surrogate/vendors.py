@@ -12,14 +12,14 @@ from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, read_word_list
 from radeid.replace.surrogate.base import SurrogateContext
 from radeid.replace.surrogate.brands import (
+    any_brand_word,
     brand_token,
     brand_word,
-    bucket_of,
-    bucket_size,
     camel_like,
     is_short,
     pronounceable,
     real_vendor_words,
+    scope_bytes,
 )
 from radeid.replace.surrogate.keyed import fold
 from radeid.replace.surrogate.places import place_pools, whole_case
@@ -52,8 +52,8 @@ class VendorGenerator:
         self.generic = self.pools.vendor_generic - _single_word_vendors()
         real = real_vendor_words()
         self.brands = tuple(b for b in self.pools.vendor_names if fold(b) not in real)
-        # (scope, bucket length) -> the bucket's keyed permutation (a, b): pure, so only a cache
-        self._permutations: dict[tuple[str, int], tuple[int, int]] = {}
+        # scope -> its keyed bytes, which give every bucket's permutation: pure, so only a cache
+        self._scope_bytes: dict[str, bytes] = {}
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
         return original, self._tokens(original)
@@ -83,7 +83,7 @@ class VendorGenerator:
         new = original
         for draw in range(attempt, attempt + _MAX_DRAWS):
             new = self._render(original, tokens, ctx, draw)
-            if claims.setdefault(("VENDOR", fold(new)), owner) == owner:
+            if claims.setdefault(("VENDOR", new.casefold()), owner) == owner:
                 break
         return new
 
@@ -96,14 +96,15 @@ class VendorGenerator:
             if kind == "keep":
                 out.append(tok)
                 continue
-            stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
             changed = True
+            if kind == "word" and not (same_length and not 4 <= len(tok) <= 11):
+                out.append(camel_like(self._word(low, ctx, extra), tok))
+                continue
+            stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
             if kind == "shape":
                 out.append(brand_token(tok, stream, lambda run: self._word(run, ctx, extra)))
-            elif same_length and not 4 <= len(tok) <= 11:  # no bucket of that length: a made-up word
+            else:  # same length, and no bucket of that length: a made-up word
                 out.append(camel_like(pronounceable(len(tok), stream), tok))
-            else:
-                out.append(camel_like(self._word(low, ctx, extra), tok))
         if not changed:  # only generic words: name a brand anyway, so the span still changes
             stream = ctx.keyed.stream(ctx.scope, "vendor", fold(original), *extra)
             return whole_case(original, stream.choice(self.brands))
@@ -111,17 +112,16 @@ class VendorGenerator:
 
     def _word(self, low: str, ctx: SurrogateContext, extra: tuple[str, ...]) -> str:
         """The scope's invented word for a folded word (`brands.brand_word`); a redraw (`extra`)
-        leaves the one-to-one map for a keyed slot."""
-        key = (ctx.scope, bucket_of(len(low)))
-        permutation = self._permutations.get(key)
-        if permutation is None:
-            if len(self._permutations) > 1 << 14:
-                self._permutations.clear()
-            n = bucket_size(len(low))
-            stream = ctx.keyed.stream(ctx.scope, "vendor-permutation", str(key[1]))
-            permutation = self._permutations[key] = (1 + stream.below(n - 1), stream.below(n))
-        slot = ctx.keyed.stream(ctx.scope, "vendor-slot", low, *extra).below(1 << 30)
-        return brand_word(low, permutation, slot, redraw=bool(extra))
+        leaves the one-to-one map for any word of the bucket."""
+        if extra:
+            value = ctx.keyed.stream(ctx.scope, "vendor-slot", low, *extra).below(1 << 30)
+            return any_brand_word(len(low), value)
+        keyed_bytes = self._scope_bytes.get(ctx.scope)
+        if keyed_bytes is None:
+            if len(self._scope_bytes) > 1 << 14:
+                self._scope_bytes.clear()
+            keyed_bytes = self._scope_bytes[ctx.scope] = scope_bytes(ctx.keyed.digest(ctx.scope, "vendor-permutation"))
+        return brand_word(low, keyed_bytes, lambda: ctx.keyed.stream(ctx.scope, "vendor-slot", low).below(1 << 30))
 
 
 _MAX_DRAWS = 8  # redraws when a fake is already another original's in this document
