@@ -205,3 +205,16 @@ def test_date_format_applies_to_kept_dates_too() -> None:
 def test_date_format_without_year_month_and_day_is_refused(fmt: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         SurrogateOptions(date_format=fmt)
+
+
+def test_a_year_first_month_word_date_reads_back_after_its_shift() -> None:
+    """A date like "32-Jan-01" is year-month-day (no day 32); shifted to 1931-06-07 it is "31-Jun-07",
+    which must read back as that date, not be refused as 31 June (found by the property test)."""
+    back = parse_date("31-Jun-07")
+    assert back is not None and (back.kind, back.year, back.month, back.day) == ("ymd", 1931, 6, 7)
+    assert parse_date("31-Jun-2007") is None  # a four-digit year: the day really is 31 June
+    replacer = SurrogateReplacer(KEY)
+    for patient in ("p1", "p2", "p3", "p4", "p5", "p6"):
+        new = _replace(replacer, "32-Jan-01", patient)
+        parsed = parse_date(new)
+        assert parsed is not None and parsed.kind == "ymd", new
