@@ -146,7 +146,8 @@ def brand_word(folded: str, keyed_bytes: bytes, draw: Callable[[], int]) -> str:
     """The invented word (capitalised) for a folded word of the original: its slot (the lexicon's
     own, else `draw()`, called only then, among the other slots) through its bucket's permutation
     (a * slot + b) mod n, a and b read from the bucket's 6 bytes of `keyed_bytes` (`scope_bytes`)."""
-    length = bucket_of(len(folded))
+    length = len(folded)
+    length = 4 if length < 4 else 12 if length > 12 else length  # bucket_of, inline: once per word
     pool, known = brand_buckets()[length]
     n = len(pool)
     slot = known.get(folded)

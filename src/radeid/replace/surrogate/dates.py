@@ -278,12 +278,16 @@ _EXAM_CUES = tuple(
 )  # fmt: skip
 
 
-def _cue_before(before: str, cues: tuple[str, ...]) -> bool:
-    """Whether `before` (the text before a date) ends with one of `cues`, as whole words."""
+def _cue_line(before: str) -> str:
+    """The text before a date as its cue would read: its own line, lower case, trailing ":#.-("
+    left off, spaces single."""
     tail = before.rstrip(" \t\r\n:#.-(")
-    tail = tail[tail.rfind("\n") + 1 :].lower()  # the cue's own line
-    if "  " in tail or "\t" in tail:
-        tail = " ".join(tail.split())
+    tail = tail[tail.rfind("\n") + 1 :].lower()
+    return " ".join(tail.split()) if "  " in tail or "\t" in tail else tail
+
+
+def _ends_with_cue(tail: str, cues: tuple[str, ...]) -> bool:
+    """Whether `tail` (`_cue_line`) ends with one of `cues`, as whole words."""
     if not tail.endswith(cues):
         return False
     cue = next(c for c in cues if tail.endswith(c))
@@ -296,11 +300,13 @@ def anchors(memory: DocumentMemory, text: str) -> tuple[date | None, date | None
     if memory.anchors is None:
         birth = exam = None
         for start, parsed in memory.full_dates:
-            before = text[max(0, start - 40) : start]
-            if birth is None and _cue_before(before, _BIRTH_CUES):
+            tail = _cue_line(text[max(0, start - 40) : start])
+            if birth is None and _ends_with_cue(tail, _BIRTH_CUES):
                 birth = date(parsed.year, parsed.month, parsed.day)
-            elif exam is None and _cue_before(before, _EXAM_CUES):
+            elif exam is None and _ends_with_cue(tail, _EXAM_CUES):
                 exam = date(parsed.year, parsed.month, parsed.day)
+            if birth is not None and exam is not None:
+                break
         memory.anchors = (birth, exam)
     return memory.anchors
 
