@@ -306,7 +306,12 @@ class SurrogateReplacer:
     def _initials(self, indexes: list[int], spans: list[Span], ctx: SurrogateContext) -> dict[int, str]:
         """Transcription initials among the name spans, rendered as initials (`initials.py`)."""
         text = ctx.document.text
-        found = [i for i in indexes if is_transcription_initials(text, spans[i].start, spans[i].end)]
+        found = [
+            i
+            for i in indexes
+            if "/" in text[max(0, spans[i].start - 1) : spans[i].end + 1]  # the cheap test first
+            and is_transcription_initials(text, spans[i].start, spans[i].end)
+        ]
         if not found:
             return {}
         fallback = self._fallback_letter(ctx)

@@ -24,15 +24,14 @@ def is_transcription_initials(text: str, start: int, end: int) -> bool:
     """A span of 2-4 letters in one case right beside a slash and another run of letters
     ("MSC/jrt", "jrt/MSC"), or the whole pair as one span."""
     original = text[start:end]
-    if _PAIR.fullmatch(original):
-        return True
-    if not _RUN.fullmatch(original) or not (original.isupper() or original.islower()):
-        return False
+    if "/" in original:
+        return _PAIR.fullmatch(original) is not None
     after = text[end : end + 2]
     before = text[max(0, start - 2) : start]
-    return (len(after) == 2 and after[0] == "/" and after[1].isalpha()) or (
+    beside = (len(after) == 2 and after[0] == "/" and after[1].isalpha()) or (
         len(before) == 2 and before[1] == "/" and before[0].isalpha()
-    )
+    )  # the cheap test first: most names have no slash beside them
+    return beside and _RUN.fullmatch(original) is not None and (original.isupper() or original.islower())
 
 
 def render_initials(original: str, letters: Mapping[str, str], fallback: str) -> str:
