@@ -91,14 +91,13 @@ def shift_date(
     Raises OverflowError / ValueError when the shifted date leaves the calendar.
     """
     kind = parsed.kind
-    months = month_shift_of(offset_days)
     if kind == "ymd":
         moved = date(parsed.year, parsed.month, parsed.day) + timedelta(days=offset_days)
         if date_format:
             return _formatted(parsed.template, moved, date_format)
         return render(parsed.template, moved.year, moved.month, moved.day, moved.weekday())
     if kind in ("ym", "m"):
-        total = parsed.year * 12 + parsed.month - 1 + months
+        total = parsed.year * 12 + parsed.month - 1 + month_shift_of(offset_days)
         year, month0 = divmod(total, 12)
         if kind == "ym" and not 1 <= year <= 9999:
             raise OverflowError("shifted year out of range")

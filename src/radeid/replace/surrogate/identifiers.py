@@ -50,9 +50,10 @@ class IdGenerator:
 
     def generate(self, parsed: _Parsed, ctx: SurrogateContext, attempt: int) -> str:
         stream = ctx.keyed.stream(ctx.scope, "id", parsed.norm, *_attempt_parts(attempt))
-        digits = [ch for ch in parsed.original if ch.isdigit()]
-        is_ssn = (parsed.subtype == "SSN" and len(digits) == 9) or _SSN.fullmatch(parsed.original)
-        if is_ssn and len(digits) == 9:
+        # an SSN by its subtype or its form, with 9 digits (digits counted only then)
+        if (parsed.subtype == "SSN" or _SSN.fullmatch(parsed.original)) and sum(
+            ch.isdigit() for ch in parsed.original
+        ) == 9:
             area = 900 + stream.below(100)
             group = 1 + stream.below(49)
             serial = 1 + stream.below(9999)
