@@ -43,6 +43,9 @@ def test_user_file_merges_over_defaults(tmp_path: Path) -> None:
         ("[rules]\ndisabled = []\n", r"is now \[detectors.rules\]"),
         ("[detectors.transformer]\nthreshold = 2.0\n", "detectors.transformer.threshold"),
         ("[surrogate]\ndate_shift = 'soon'\n", r"\[surrogate\] date_shift must be"),
+        ("[surrogate]\ndate_format = '%Y-%m'\n", r"\[surrogate\] date_format '%Y-%m' must contain a day"),
+        ("[surrogate]\nkeep_years = 'yes'\n", r"surrogate.keep_years"),
+        ("[surrogate]\ndate_shifts = 5\n", r"surrogate.date_shifts"),
         ("[io]\non_error = 'ignore'\n", "io.on_error must be one of fail, skip"),
         ("[resolver]\nmerge_categories = ['NAME']\n", "unknown PHI category"),
         ("[mask\n", "not valid TOML"),
@@ -53,6 +56,17 @@ def test_bad_config_is_a_clear_error(tmp_path: Path, content: str, message: str)
     user.write_text(content, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         Config.load(user)
+
+
+def test_surrogate_date_options_load(tmp_path: Path) -> None:
+    """Issue 28: keep_years, date_format and date_shifts are typed keys of [surrogate]."""
+    assert (Config.load().surrogate.keep_years, Config.load().surrogate.date_format) == (False, "")
+    user = tmp_path / "c.toml"
+    user.write_text(
+        '[surrogate]\nkeep_years = true\ndate_format = "%d.%m.%Y"\ndate_shifts = "shifts.csv"\n', encoding="utf-8"
+    )
+    options = Config.load(user).surrogate
+    assert (options.keep_years, options.date_format, options.date_shifts) == (True, "%d.%m.%Y", "shifts.csv")
 
 
 def test_missing_config_file() -> None:

@@ -167,3 +167,54 @@ def test_shared_fields_parse_like_fields_built_afresh(monkeypatch: pytest.Monkey
     fresh = [date_template._parse_numeric(t, day_first) for t in texts for day_first in (False, True)]
     assert cached == fresh
     assert sum(p is not None for p in cached) > 1000
+
+
+@pytest.mark.parametrize(
+    ("original", "expected"),
+    [
+        ("03/05/2019", "2019-04-14"),
+        ("March 5th, 2019", "2019-04-14"),
+        ("Tuesday, 5 March 2019", "2019-04-14"),
+        ("05MAR2019", "2019-04-14"),
+        ("20190305", "2019-04-14"),
+        ("2019-03-05T14:30:00Z", "2019-04-14T14:30:00Z"),  # the time of day stays beside it
+        ("03/2019", "04/2019"),  # only full dates take the format
+        ("2019", "2020"),
+    ],
+)
+def test_date_format_writes_every_full_date_in_one_format(original: str, expected: str) -> None:
+    """Issue 28: `[surrogate] date_format` (one output format for full dates)."""
+    replacer = SurrogateReplacer(KEY, SurrogateOptions(date_shift="fixed:40", date_format="%Y-%m-%d"))
+    assert _replace(replacer, original) == expected
+
+
+def test_date_format_applies_to_kept_dates_too() -> None:
+    replacer = SurrogateReplacer(KEY, SurrogateOptions(date_shift="none", date_format="%d.%m.%Y"))
+    assert _replace(replacer, "March 5, 2019") == "05.03.2019"
+    assert _replace(replacer, "2019") == "2019"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "message"),
+    [
+        ("%Y-%m", "must contain a day (%d or %e)"),
+        ("%d.%m.", "must contain a year (%Y or %y)"),
+        ("date", "must contain a year (%Y or %y), a month (%m, %b or %B), a day (%d or %e)"),
+    ],
+)
+def test_date_format_without_year_month_and_day_is_refused(fmt: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        SurrogateOptions(date_format=fmt)
+
+
+def test_a_year_first_month_word_date_reads_back_after_its_shift() -> None:
+    """A date like "32-Jan-01" is year-month-day (no day 32); shifted to 1931-06-07 it is "31-Jun-07",
+    which must read back as that date, not be refused as 31 June (found by the property test)."""
+    back = parse_date("31-Jun-07")
+    assert back is not None and (back.kind, back.year, back.month, back.day) == ("ymd", 1931, 6, 7)
+    assert parse_date("31-Jun-2007") is None  # a four-digit year: the day really is 31 June
+    replacer = SurrogateReplacer(KEY)
+    for patient in ("p1", "p2", "p3", "p4", "p5", "p6"):
+        new = _replace(replacer, "32-Jan-01", patient)
+        parsed = parse_date(new)
+        assert parsed is not None and parsed.kind == "ymd", new

@@ -161,7 +161,7 @@ def test_every_interval_of_a_patient_is_kept_across_documents_in_any_order(dates
         ("March 5", "April 14"),  # month/day
         ("3/5", "4/14"),
         ("Monday", "Saturday"),  # weekday alone: moved by the offset modulo 7
-        ("2019", "2019"),  # year only: Jul 1 2019 + 40 days is still 2019
+        ("2019", "2020"),  # year only: whole years, never 0 (issue 28)
     ],
 )
 def test_date_forms_with_a_known_offset(original: str, shifted: str) -> None:
@@ -178,15 +178,48 @@ def test_day_first_option_and_impossible_readings() -> None:
     assert [r.new_text for r in eu.replace(doc, spans).replacements] == ["04/04/2020", "14/05/2020"]
 
 
-def test_year_only_follows_july_first() -> None:
-    def year_after(offset: int) -> str:
-        replacer = SurrogateReplacer(KEY, SurrogateOptions(date_shift=f"fixed:{offset}"))
+def test_year_alone_moves_in_whole_years_never_zero() -> None:
+    """Issue 28: "in 2019" stayed 2019 whenever the shift did not cross a year boundary."""
+
+    def year_after(offset: int, keep_years: bool = False) -> str:
+        replacer = SurrogateReplacer(KEY, SurrogateOptions(date_shift=f"fixed:{offset}", keep_years=keep_years))
         doc, spans = doc_with("in 2019 CT", [("2019", D)])
         return replacer.replace(doc, spans).replacements[0].new_text
 
-    assert year_after(100) == "2019"
-    assert year_after(200) == "2020"  # Jul 1 + 200 days crosses into 2020
+    assert year_after(1) == "2020"
+    assert year_after(100) == "2020"
+    assert year_after(-1) == "2018"
     assert year_after(-200) == "2018"
+    assert year_after(400) == "2020"  # round(400 / 365.25) = 1
+    assert year_after(800) == "2021"
+    assert year_after(-800) == "2017"
+    assert year_after(0) == "2019"  # fixed:0 keeps dates on purpose
+    assert year_after(100, keep_years=True) == "2019"
+
+
+def test_years_alone_never_survive_for_many_keys_and_agree_with_full_dates() -> None:
+    """50 keys: every year alone moves (by the same whole years), and "(2021)" moves with
+    "since 2015"; a full date next to it keeps its exact interval."""
+    text = "Diabetic since 2015; CT in 2019 (2021 follow-up) compared with 12/20/2019."
+    for k in range(50):
+        replacer = SurrogateReplacer(f"year-key-{k}".encode())
+        doc, spans = doc_with(text, [("2015", D), ("2019", D), ("2021", D), ("12/20/2019", D)])
+        news = [r.new_text for r in replacer.replace(doc, spans).replacements]
+        years = [int(n) for n in news[:3]]
+        moved = [y - o for y, o in zip(years, (2015, 2019, 2021), strict=True)]
+        offset = replacer.date_offset("p1")
+        assert len(set(moved)) == 1 and moved[0] == (1 if offset > 0 else -1), (news, offset)
+        full = date(2019, 12, 20) + timedelta(days=offset)
+        assert news[3] == full.strftime("%m/%d/%Y")
+        assert abs(full.year - years[1]) <= 1
+
+
+def test_keep_years_keeps_years_alone_and_still_shifts_full_dates() -> None:
+    replacer = SurrogateReplacer(KEY, SurrogateOptions(keep_years=True))
+    doc, spans = doc_with("CT in 2019 and on 12/20/2019.", [("2019", D), ("12/20/2019", D)])
+    year, full = (r.new_text for r in replacer.replace(doc, spans).replacements)
+    assert year == "2019"
+    assert full == (date(2019, 12, 20) + timedelta(days=replacer.date_offset("p1"))).strftime("%m/%d/%Y")
 
 
 def test_partial_month_year_shift_is_whole_months_and_never_zero() -> None:
@@ -250,3 +283,61 @@ def test_ages_over_89_stay_over_89_or_aggregate() -> None:
     assert old - young == 92 - 45  # one age shift per patient
     agg = SurrogateReplacer(KEY, SurrogateOptions(age_mode="aggregate")).replace(doc, spans)
     assert agg.replacements[0].new_text == "90+"
+
+
+def _years(start: date, end: date) -> int:
+    return end.year - start.year - ((end.month, end.day) < (start.month, start.day))
+
+
+def _us(text: str) -> date:
+    month, day, year = (int(x) for x in text.split("/"))
+    return date(year, month, day)
+
+
+@pytest.mark.parametrize(
+    ("text", "dob", "age", "exam"),
+    [
+        ("DOB 01/01/1930, age 90. Exam date 03/05/2020.", "01/01/1930", "90", "03/05/2020"),
+        ("Patient: X. D.O.B.: 07/15/1961. STUDY DATE: 07/14/2019. 57-year-old man.", "07/15/1961", "57", "07/14/2019"),
+        ("Date of birth 02/29/1952; a 67 year old seen, date of service 02/28/2020.", "02/29/1952", "67", "02/28/2020"),
+    ],
+)
+def test_age_follows_the_shifted_date_of_birth_for_many_keys(text: str, dob: str, age: str, exam: str) -> None:
+    """Issue 28: `DOB 01/01/1930, age 90` became `05/21/1930, age 94`: the age moved on its own.
+    Now it is the years from the shifted birth to the shifted exam date, for every key."""
+    for k in range(50):
+        replacer = SurrogateReplacer(f"age-key-{k}".encode())
+        doc, spans = doc_with(text, [(dob, D), (age, Category.AGE), (exam, D)])
+        news = {text[r.span.start : r.span.end]: r.new_text for r in replacer.replace(doc, spans).replacements}
+        born, aged, seen = news[dob], news[age], news[exam]
+        assert int(aged) == _years(_us(born), _us(seen)), (k, news)
+        assert (int(aged) >= 90) == (int(age) >= 90)
+
+
+def test_age_with_a_date_of_birth_but_no_exam_date_is_kept() -> None:
+    for k in range(50):
+        replacer = SurrogateReplacer(f"age-key-{k}".encode())
+        doc, spans = doc_with("DOB: 03/14/1951. A 68-year-old woman.", [("03/14/1951", D), ("68", Category.AGE)])
+        assert replacer.replace(doc, spans).replacements[1].new_text == "68"
+
+
+def test_other_ages_and_aggregate_with_a_date_of_birth() -> None:
+    text = "DOB 01/01/1930. Exam date 03/05/2020. Age 90. Her son, 61, was present."
+    marks = [("01/01/1930", D), ("03/05/2020", D), ("90", Category.AGE), ("61", Category.AGE)]
+    doc, spans = doc_with(text, marks)
+    replacer = SurrogateReplacer(KEY)
+    news = [r.new_text for r in replacer.replace(doc, spans).replacements]
+    assert news[2] == str(_years(_us(news[0]), _us(news[1])))
+    assert news[3] == str(61 + replacer._patient_shifts("patient:p1")[1])  # not the patient's: the age shift
+    agg = SurrogateReplacer(KEY, SurrogateOptions(age_mode="aggregate")).replace(doc, spans)
+    assert agg.replacements[2].new_text == "90+"
+
+
+def test_german_date_of_birth_anchors_the_age() -> None:
+    text = "Geburtsdatum: 01.01.1930, Untersuchungsdatum: 05.03.2020, 90 Jahre alt."
+    doc, spans = doc_with(text, [("01.01.1930", D), ("05.03.2020", D), ("90 Jahre", Category.AGE)])
+    for k in range(20):
+        replacer = SurrogateReplacer(f"de-key-{k}".encode(), SurrogateOptions(day_first=True))
+        news = [r.new_text for r in replacer.replace(doc, spans).replacements]
+        born, seen = (date(*reversed([int(x) for x in n.split(".")])) for n in news[:2])
+        assert news[2] == f"{_years(born, seen)} Jahre"

@@ -147,6 +147,8 @@ def test_surrogates_differ_from_originals_and_from_every_original_of_the_documen
         }
         for rep in result.replacements:
             original = d.text[rep.span.start : rep.span.end]
+            if rep.span.category is Category.AGE and "DOB:" in d.text:
+                continue  # the age follows the shifted date of birth, which keeps it (issue 28)
             assert rep.new_text != original
             if rep.span.category not in (Category.DATE, Category.AGE):
                 assert fold(rep.new_text) not in originals

@@ -129,3 +129,30 @@ def test_realism_no_surrogate_is_another_original_of_the_document() -> None:
     result = SurrogateReplacer(KEY).replace(doc, spans)
     news = [r.new_text for r in result.replacements]
     assert not set(news) & set(ids)
+
+
+_VALID_UID = re.compile(r"(?:0|[1-9]\d*)(?:\.(?:0|[1-9]\d*))+")
+_UIDS = (
+    "1.2.840.113619.2.55.3.604688119.969.1253457676.123",
+    "1.3.12.2.1107.5.2.30.25245.2019030514302587654301",
+    "2.25.301245698124583094850398458309458",
+    "1.2.392.200036.9116.2.6.1.48.1214833767.1398645600.109022",
+)
+
+
+@pytest.mark.parametrize("uid", _UIDS)
+def test_dicom_uids_stay_valid_uids_for_many_keys(uid: str) -> None:
+    """Issue 28: components like "0.6.063..." appeared; a UID surrogate is a valid UID of the
+    same component count (no leading zero but a lone "0", first arc 1 or 2, at most 64 chars)."""
+    seen = set()
+    for k in range(50):
+        new = one(uid, Category.ID, key=f"uid-key-{k}".encode())
+        assert _VALID_UID.fullmatch(new), new
+        assert new.count(".") == uid.count(".")
+        assert len(new) <= 64
+        assert new.split(".")[0] in ("1", "2")
+        if new.split(".")[0] == "1":
+            assert int(new.split(".")[1]) < 40
+        assert new != uid
+        seen.add(new)
+    assert len(seen) == 50

@@ -190,3 +190,34 @@ def test_email_local_part_follows_the_name_mapping() -> None:
     )
     given, surname = full.split()
     assert email == f"{given.lower()}.{surname.lower()}@example.org"
+
+
+@pytest.mark.parametrize(
+    ("text", "marks", "pattern"),
+    [
+        ("Dictated by: MSC/jrt\nD: 03/05/2019", ["MSC", "jrt"], r"[A-Z]{3}/[a-z]{3}"),
+        ("MSC/JRT", ["MSC/JRT"], r"[A-Z]{3}/[A-Z]{3}"),
+        ("Transcribed: rb/DMK on 3/5", ["rb", "DMK"], r"[a-z]{2}/[A-Z]{3}"),
+    ],
+)
+def test_transcription_initials_stay_initials_for_many_keys(text: str, marks: list[str], pattern: str) -> None:
+    """Issue 28: `MSC/jrt` became `LYNCH/gallegos`; initials stay initials, case kept, every letter
+    replaced, the same initials alike in one scope."""
+    for k in range(50):
+        doc, spans = doc_with(text, [(m, Category.HCW) for m in marks])
+        result = SurrogateReplacer(f"initials-key-{k}".encode()).replace(doc, spans)
+        joined = "/".join(r.new_text for r in result.replacements)
+        original = "/".join(marks)
+        assert re.fullmatch(pattern, joined), (k, joined)
+        assert all(a.upper() != b.upper() for a, b in zip(original, joined, strict=True) if a.isalpha()), joined
+
+
+def test_distinct_initials_of_one_document_stay_distinct_and_repeats_agree() -> None:
+    text = "MSC/jrt\nAddendum MSC/jrt\ncc: LDM/abe"
+    marks = [("MSC", Category.HCW), ("jrt", Category.HCW), ("MSC", Category.HCW, 1), ("jrt", Category.HCW, 1),
+             ("LDM", Category.HCW), ("abe", Category.HCW)]  # fmt: skip
+    for k in range(50):
+        doc, spans = doc_with(text, marks)
+        news = [r.new_text for r in SurrogateReplacer(f"initials-key-{k}".encode()).replace(doc, spans).replacements]
+        assert news[0] == news[2] and news[1] == news[3]
+        assert len({news[0], news[4]}) == 2 and len({news[1], news[5]}) == 2

@@ -71,6 +71,10 @@ def deid(
     max_shift_days: Annotated[
         int | None, typer.Option("--max-shift-days", min=1, help="Largest date shift in days, either way (365).")
     ] = None,
+    date_shifts: Annotated[
+        Path | None,
+        typer.Option("--date-shifts", help="CSV patient_id,shift_days: these patients get exactly these shifts."),
+    ] = None,
     day_first: Annotated[
         bool | None, typer.Option("--day-first/--month-first", help="Read 03/04/2019 as 3 April (or 4 March).")
     ] = None,
@@ -169,7 +173,7 @@ def deid(
     overlay = job_overrides(
         **shared, mode=mode, key_file=key_file, scope=scope, date_shift=date_shift, max_shift_days=max_shift_days,
         day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
-        keep_state=keep_state, vault=vault, mask_char=mask_char, mask_length=mask_length,
+        keep_state=keep_state, date_shifts=date_shifts, vault=vault, mask_char=mask_char, mask_length=mask_length,
         output_format=output_format, audit=audit, keep_column=keep_column, pseudonymize_ids=pseudonymize_ids,
         patients=patients, replacements=replacements,
         report=report, write_report=False if no_report else None,

@@ -47,6 +47,8 @@ def config_reads(config: Config) -> dict[str, Path | None]:
     for option, single in (("--patients", config.io.patients), ("--replacements", config.surrogate.replacements)):
         if single:
             reads[option] = Path(single)
+    if config.surrogate.date_shifts:
+        reads["--date-shifts"] = Path(config.surrogate.date_shifts)
     return reads
 
 

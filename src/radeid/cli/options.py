@@ -317,6 +317,7 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "max_shift_days": "surrogate.max_shift_days", "day_first": "surrogate.day_first",
         "length_preserving": "surrogate.length_preserving", "age_mode": "surrogate.age_mode",
         "typos": "surrogate.typo_rate", "locale": "surrogate.locale", "keep_state": "surrogate.keep_state",
+        "date_shifts": "surrogate.date_shifts",
         "input_format": "io.format", "output_format": "io.output_format", "id_col": "io.id_col",
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
         "progress": "io.progress", "progress_interval": "io.progress_interval", "log_format": "io.log_format",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Literal
 
 from radeid.core.categories import Category
@@ -225,6 +226,12 @@ class SurrogateOptions:
     keep_state: keep US state names and draw ZIP codes inside the state.
     replacements: a TSV file `category<TAB>original<TAB>surrogate` (category `*`: any); an
         original found there (case and spacing aside) gets exactly that surrogate.
+    keep_years: a year written alone ("in 2019") stays as it is (Safe Harbor allows years);
+        full dates still shift.
+    date_format: a strftime format ("%Y-%m-%d") every shifted full date is written in; empty
+        keeps each date's own written form.
+    date_shifts: a CSV file (`patient_id,shift_days`) of fixed shifts per patient; patients not
+        in it get the keyed shift.
     """
 
     scope: Literal["patient", "corpus"] | Mapping[str, Literal["patient", "corpus"]] = "patient"
@@ -237,6 +244,9 @@ class SurrogateOptions:
     day_first: bool = False
     keep_state: bool = False
     replacements: str = ""
+    keep_years: bool = False
+    date_format: str = ""
+    date_shifts: str = ""
 
     def __post_init__(self) -> None:
         if isinstance(self.scope, Mapping):
@@ -250,6 +260,8 @@ class SurrogateOptions:
             raise ValueError("typo_rate must be within [0, 1]")
         if self.age_mode not in ("keep_over", "aggregate"):
             raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
+        if self.date_format:
+            _check_date_format(self.date_format)
 
     def scope_of(self, category: Category) -> str:
         """ "patient" or "corpus": the scope of `category`'s surrogates (dates and ages: always
@@ -295,6 +307,23 @@ def _category_scopes(table: Mapping[str, str]) -> str | dict[str, str]:
     if set(scopes) <= {"*"}:
         return scopes.get("*", "patient")
     return scopes
+
+
+def _check_date_format(fmt: str) -> None:
+    """A date format must write the year, the month and the day, or two shifted dates could read
+    alike; strftime itself accepts almost anything, so the directives are checked here."""
+    directives = set(re.findall(r"%-?([A-Za-z%])", fmt))
+    missing = [
+        what
+        for what, codes in (("a year (%Y or %y)", "Yy"), ("a month (%m, %b or %B)", "mbB"), ("a day (%d or %e)", "de"))
+        if not directives & set(codes)
+    ]
+    if missing:
+        raise ValueError(f"date_format {fmt!r} must contain {', '.join(missing)}")
+    try:
+        date(2019, 3, 5).strftime(fmt)
+    except ValueError as exc:
+        raise ValueError(f"date_format {fmt!r} is not a valid strftime format: {exc}") from None
 
 
 @dataclass(frozen=True)

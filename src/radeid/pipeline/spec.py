@@ -72,6 +72,10 @@ class PipelineSpec:
             raise ConfigError(f"{keyed[0]} mode needs a key (a key file or the RADEID_KEY variable)")
         if self.config.io.pseudonymize_ids and self.key is None:
             raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
+        if self.is_surrogate and self.config.surrogate.date_shifts:
+            from radeid.replace.surrogate.shift_table import read_shift_table
+
+            read_shift_table(self.config.surrogate.date_shifts)  # a bad row stops the job before any work
 
     @classmethod
     def masking(cls, config: Config | None = None, mode: str | None = None) -> PipelineSpec:

@@ -183,6 +183,8 @@ def parse_date(text: str, day_first: bool = False) -> ParsedDate | None:
         if roles is None:
             return None
         year, month, day = _role_values(tokens, roles, scan.month)
+        if year and day and not valid_date(year, month, day):
+            roles, (year, month, day) = _year_day_swapped(tokens, roles, scan.month, (year, month, day))
         has_year, has_day = bool(year), bool(day)
         kind_out = "ymd" if has_year and has_day else "ym" if has_year else "md" if has_day else "m"
     elif len(nums) == 1:  # the numeric checks below pass any single number: a compact date (20190312, 31APR2019)
@@ -267,6 +269,18 @@ def _month_word_roles(
         else:
             return None
     return roles
+
+
+def _year_day_swapped(
+    tokens: list[tuple[str, str]], roles: dict[int, str], month: int, values: tuple[int, int, int]
+) -> tuple[dict[int, str], tuple[int, int, int]]:
+    """A date like "31-Jun-07" is no 31 June: read as year 1931, day 7, as "32-Jan-01" was (a day
+    of 32 being impossible, its number was the year). The swap only when it gives a real date."""
+    if sorted(roles.values()) != ["D", "Y2"] or any(roles[i] == "D" and len(tokens[i][1]) != 2 for i in roles):
+        return roles, values
+    swapped = {i: ("Y2" if role == "D" else "D") for i, role in roles.items()}
+    year, _, day = _role_values(tokens, swapped, month)
+    return (swapped, (year, month, day)) if valid_date(year, month, day) else (roles, values)
 
 
 def _numeric_roles(

@@ -39,6 +39,7 @@ from radeid.replace.surrogate.identifiers import (
     PhoneGenerator,
     UrlGenerator,
 )
+from radeid.replace.surrogate.initials import is_transcription_initials, render_initials
 from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
 from radeid.replace.surrogate.memory import DocumentMemory
 from radeid.replace.surrogate.names import (
@@ -54,6 +55,7 @@ from radeid.replace.surrogate.names import (
     settle_roles,
 )
 from radeid.replace.surrogate.place_kinds import names_a_facility
+from radeid.replace.surrogate.shift_table import read_shift_table
 
 if TYPE_CHECKING:
     from radeid.config.config import Config
@@ -115,6 +117,7 @@ class SurrogateReplacer:
         self._dictionary = Replacements.load(self.options.replacements)
         self._keyed = Keyed(key)
         self._fixed = self.options.fixed_shift()
+        self._table = read_shift_table(self.options.date_shifts) if self.options.date_shifts else {}
         self._finishing = self.options.typo_rate > 0 or self.options.length_preserving
         self._pools = name_pools(self.options.locale)
         self.stats: Counter[str] = Counter()
@@ -159,6 +162,8 @@ class SurrogateReplacer:
                 offset = magnitude if stream.below(2) else -magnitude
             else:
                 offset = self._fixed
+            if self._table and patient_scope.startswith("patient:"):  # --date-shifts: the user's shift
+                offset = self._table.get(patient_scope[len("patient:") :], offset)
             found = self._shifts[patient_scope] = (offset, 1 + stream.below(5))
         return found
 
@@ -318,6 +323,11 @@ class SurrogateReplacer:
         emails = [i for i, s in enumerate(spans) if s.category is Category.EMAIL and emails_too]
         if not indexes and not emails:
             return {}
+        out = self._initials(indexes, spans, ctx)  # "MSC/jrt": initials, not names
+        if out:
+            indexes = [i for i in indexes if i not in out]
+            if not indexes and not emails:
+                return out
         mentions: list[NameMention] = [
             parse_name(ctx.memory.originals[i], text[max(0, spans[i].start - 12) : spans[i].start], pools)
             for i in indexes
@@ -345,9 +355,7 @@ class SurrogateReplacer:
         if emails_too:
             ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
 
-        rich = pools.rich or ("X",)
-        fallback_letter = rich[ctx.keyed.stream(ctx.scope, "initial-other").below(len(rich))]
-        out: dict[int, str] = {}
+        fallback_letter = self._fallback_letter(ctx)
         for i, mention in zip(indexes, mentions, strict=True):
             original = ctx.memory.originals[i]
             new = render_mention(mention, parts, ctx.letters, fallback_letter)
@@ -357,6 +365,25 @@ class SurrogateReplacer:
                 self.stats["name_unparsed"] += 1
             out[i] = new
         return out
+
+    def _fallback_letter(self, ctx: SurrogateContext) -> str:
+        """The initial for a letter outside the scope's permutation (keyed per scope)."""
+        rich = self._pools.rich or ("X",)
+        return rich[ctx.keyed.stream(ctx.scope, "initial-other").below(len(rich))]
+
+    def _initials(self, indexes: list[int], spans: list[Span], ctx: SurrogateContext) -> dict[int, str]:
+        """Transcription initials among the name spans, rendered as initials (`initials.py`)."""
+        text = ctx.document.text
+        found = [
+            i
+            for i in indexes
+            if "/" in text[max(0, spans[i].start - 1) : spans[i].end + 1]  # the cheap test first
+            and is_transcription_initials(text, spans[i].start, spans[i].end)
+        ]
+        if not found:
+            return {}
+        fallback = self._fallback_letter(ctx)
+        return {i: render_initials(ctx.memory.originals[i], ctx.letters, fallback) for i in found}
 
     def _finish(self, new: str, original: str, span: Span, ctx: SurrogateContext) -> str:
         """Options applied to every category: typos (training augmentation), then length."""

@@ -19,6 +19,8 @@ from radeid.replace.surrogate.base import SurrogateContext
 from radeid.replace.surrogate.keyed import KeyStream, fold, fold_alnum, fold_name, shape_scramble
 
 _SSN = re.compile(r"\d{3}[- ]\d{2}[- ]\d{4}")
+#: a DICOM UID or other OID: dot-separated numbers (three from arc 0-2, else four or more)
+_UID = re.compile(r"[0-2](?:\.\d+){2,}|\d+(?:\.\d+){3,}")
 
 
 def _place_digits(template: str, digits: str) -> str:
@@ -48,14 +50,38 @@ class IdGenerator:
 
     def generate(self, parsed: _Parsed, ctx: SurrogateContext, attempt: int) -> str:
         stream = ctx.keyed.stream(ctx.scope, "id", parsed.norm, *_attempt_parts(attempt))
-        digits = [ch for ch in parsed.original if ch.isdigit()]
-        is_ssn = (parsed.subtype == "SSN" and len(digits) == 9) or _SSN.fullmatch(parsed.original)
-        if is_ssn and len(digits) == 9:
+        # an SSN by its subtype or its form, with 9 digits (digits counted only then)
+        if (parsed.subtype == "SSN" or _SSN.fullmatch(parsed.original)) and sum(
+            ch.isdigit() for ch in parsed.original
+        ) == 9:
             area = 900 + stream.below(100)
             group = 1 + stream.below(49)
             serial = 1 + stream.below(9999)
             return _place_digits(parsed.original, f"{area:03d}{group:02d}{serial:04d}")
+        if "." in parsed.original and _UID.fullmatch(parsed.original):
+            return uid_surrogate(parsed.original, stream)
         return shape_scramble(parsed.original, stream)
+
+
+def uid_surrogate(uid: str, stream: KeyStream) -> str:
+    """A valid UID of the same shape (DICOM PS3.5 9.1: an OID, at most 64 characters): each
+    component keeps its number of digits, none but a lone "0" starts with 0, the first arc is 1
+    or 2 and the second, under arc 1, stays below 40. A shape kept digit for digit gives the
+    surrogate the original's length, so a valid original gives a valid surrogate."""
+    parts = uid.split(".")
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        n = len(part)
+        if i == 0 and n == 1:
+            new = stream.choice("12")
+        elif i == 1 and out[0] == "1" and n == 2:
+            new = str(10 + stream.below(30))
+        elif n == 1:
+            new = stream.digit()
+        else:
+            new = str(1 + stream.below(9)) + stream.digits(n - 1)
+        out.append(new)
+    return ".".join(out)
 
 
 class PhoneGenerator:

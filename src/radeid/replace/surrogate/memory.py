@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from radeid.core.document import Span
@@ -24,12 +25,18 @@ class DocumentMemory:
     name_words: set[str] = field(default_factory=set)  # folded name parts of the document
     email_words: dict[str, str] = field(default_factory=dict)  # email word -> fake name part
     full_years: list[int] = field(default_factory=list)  # years of full dates, in text order
+    full_dates: list[tuple[int, Any]] = field(default_factory=list)  # (start, parsed) of full dates
+    # the date of birth and the exam date (ages follow them): found once, when an age asks
+    anchors: tuple[date | None, date | None] | None = None
     hospitals: dict[str, Any] = field(default_factory=dict)  # initials -> parsed full name
     acronyms: set[str] = field(default_factory=set)  # facility acronyms of the document
     states: list[str] = field(default_factory=list)  # state abbreviations seen (keep_state)
     #: folded place and facility surrogates -> the folded original each stands for: two distinct
     #: originals of a document never share one
     taken_places: dict[str, str] = field(default_factory=dict)
+    # (category, folded surrogate) -> the folded original that has it: distinct originals of a
+    # document never share a fake (a generator draws again)
+    claims: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, text: str, spans: Sequence[Span]) -> DocumentMemory:

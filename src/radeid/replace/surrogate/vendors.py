@@ -11,8 +11,17 @@ from functools import lru_cache
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, read_word_list
 from radeid.replace.surrogate.base import SurrogateContext
-from radeid.replace.surrogate.brands import brand_token, pronounceable, real_vendor_words
-from radeid.replace.surrogate.keyed import KeyStream, apply_case, case_style, fold
+from radeid.replace.surrogate.brands import (
+    any_brand_word,
+    brand_token,
+    brand_word,
+    camel_like,
+    is_short,
+    pronounceable,
+    real_vendor_words,
+    scope_bytes,
+)
+from radeid.replace.surrogate.keyed import fold
 from radeid.replace.surrogate.places import place_pools, whole_case
 
 __all__ = ["VendorGenerator"]
@@ -27,9 +36,14 @@ def _single_word_vendors() -> frozenset[str]:
 
 class VendorGenerator:
     """Device, software and company names, replaced as one entity: every brand, series and model
-    word becomes an invented one of the same shape (`brands.brand_token`: `LOGIQ E9` -> `VERIX
-    C7`, `Hologic 3Dimensions` -> `Calderix 4Spectra`); generic words ("Healthcare", "CT",
-    "PACS") stay; a word that is itself a vendor ("Healthineers") is never generic."""
+    word becomes an invented one of the same shape (`brands.brand_token`: `LOGIQ E9` -> `MORAX
+    C7`, `Hologic 3Dimensions` -> `Tavelo 4Ricanesis`); generic words ("Healthcare", "CT",
+    "PACS", "AI") stay; a word that is itself a vendor ("Healthineers") is never generic.
+
+    Words of three letters or more map one to one within a scope (`brands.brand_word`), so
+    distinct vendors never merge; what is left (a model number, two shape draws that happen to
+    meet) is caught per document: a fake another original of the document already has is drawn
+    again."""
 
     realism_check = True
 
@@ -38,24 +52,23 @@ class VendorGenerator:
         self.generic = self.pools.vendor_generic - _single_word_vendors()
         real = real_vendor_words()
         self.brands = tuple(b for b in self.pools.vendor_names if fold(b) not in real)
-        self.brands_by_len: dict[int, tuple[str, ...]] = {}
-        for b in self.brands:
-            self.brands_by_len[len(b)] = (*self.brands_by_len.get(len(b), ()), b)
+        # scope -> its keyed bytes, which give every bucket's permutation: pure, so only a cache
+        self._scope_bytes: dict[str, bytes] = {}
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
         return original, self._tokens(original)
 
     @lru_cache(maxsize=1 << 14)  # noqa: B019 - one generator per replacer, pure function of the text
     def _tokens(self, original: str) -> tuple[tuple[str, str, str], ...]:
-        """(token, folded, kind) with kind keep / brand (a capitalised word) / shape; cached."""
+        """(token, folded, kind) with kind keep / word (letters only, not an acronym) / shape; cached."""
         out = []
         for m in re.finditer(r"[^\W_]+|[\W_]+", original):
             tok = m.group()
             low = fold(tok)
             if not tok[0].isalnum() or low in self.generic:
                 kind = "keep"
-            elif tok.isalpha() and tok[0].isupper() and tok[1:].islower() and len(tok) > 2:
-                kind = "brand"
+            elif tok.isalpha() and not is_short(tok):
+                kind = "word"
             else:
                 kind = "shape"
             out.append((tok, low, kind))
@@ -65,31 +78,50 @@ class VendorGenerator:
         self, parsed: tuple[str, tuple[tuple[str, str, str], ...]], ctx: SurrogateContext, attempt: int
     ) -> str:
         original, tokens = parsed
-        extra = (str(attempt),) * bool(attempt)
+        owner = fold(original)
+        claims = ctx.memory.claims
+        new = original
+        for draw in range(attempt, attempt + _MAX_DRAWS):
+            new = self._render(original, tokens, ctx, draw)
+            if claims.setdefault(("VENDOR", new.casefold()), owner) == owner:
+                break
+        return new
+
+    def _render(self, original: str, tokens: tuple[tuple[str, str, str], ...], ctx: SurrogateContext, draw: int) -> str:
+        extra = (str(draw),) * bool(draw)
         out = []
         changed = False
+        same_length = ctx.options.length_preserving
         for tok, low, kind in tokens:
             if kind == "keep":
                 out.append(tok)
                 continue
-            stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
             changed = True
+            if kind == "word" and not (same_length and not 4 <= len(tok) <= 11):
+                out.append(camel_like(self._word(low, ctx, extra), tok))
+                continue
+            stream = ctx.keyed.stream(ctx.scope, "vendor", low, *extra)
             if kind == "shape":
-                out.append(brand_token(tok, stream))
-            else:
-                out.append(apply_case(self._brand(tok, low, stream, ctx.options.length_preserving), case_style(tok)))
+                out.append(brand_token(tok, stream, lambda run: self._word(run, ctx, extra)))
+            else:  # same length, and no bucket of that length: a made-up word
+                out.append(camel_like(pronounceable(len(tok), stream), tok))
         if not changed:  # only generic words: name a brand anyway, so the span still changes
             stream = ctx.keyed.stream(ctx.scope, "vendor", fold(original), *extra)
             return whole_case(original, stream.choice(self.brands))
         return "".join(out)
 
-    def _brand(self, tok: str, low: str, stream: KeyStream, same_length: bool) -> str:
-        """An invented brand for a capitalised word; with `--length-preserving` one of the same
-        length (the list's, else a pronounceable word of that length), so no word is cut."""
-        pool = self.brands_by_len.get(len(tok), ()) if same_length else self.brands
-        if not pool:
-            return pronounceable(len(tok), stream).capitalize()
-        brand = stream.choice(pool)
-        if fold(brand) == low:
-            brand = stream.choice(pool)
-        return brand
+    def _word(self, low: str, ctx: SurrogateContext, extra: tuple[str, ...]) -> str:
+        """The scope's invented word for a folded word (`brands.brand_word`); a redraw (`extra`)
+        leaves the one-to-one map for any word of the bucket."""
+        if extra:
+            value = ctx.keyed.stream(ctx.scope, "vendor-slot", low, *extra).below(1 << 30)
+            return any_brand_word(len(low), value)
+        keyed_bytes = self._scope_bytes.get(ctx.scope)
+        if keyed_bytes is None:
+            if len(self._scope_bytes) > 1 << 14:
+                self._scope_bytes.clear()
+            keyed_bytes = self._scope_bytes[ctx.scope] = scope_bytes(ctx.keyed.digest(ctx.scope, "vendor-permutation"))
+        return brand_word(low, keyed_bytes, lambda: ctx.keyed.stream(ctx.scope, "vendor-slot", low).below(1 << 30))
+
+
+_MAX_DRAWS = 8  # redraws when a fake is already another original's in this document
