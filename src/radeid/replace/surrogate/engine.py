@@ -35,6 +35,7 @@ from radeid.replace.surrogate.identifiers import (
     UrlGenerator,
 )
 from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
+from radeid.replace.surrogate.leaks import leaked_tokens
 from radeid.replace.surrogate.memory import DocumentMemory
 from radeid.replace.surrogate.names import (
     NameMention,
@@ -192,15 +193,14 @@ class SurrogateReplacer:
             if i not in names:
                 parsed[i] = self._generator(span.category).parse(originals[i], span, ctx)
 
-        replacements: list[Replacement] = []
-        finishing = self._finishing
-        for i, span in enumerate(spans):
-            new = names.get(i)
-            if new is None:
-                new = self._generate(span, parsed[i], originals[i], ctx)
-            if finishing:
-                new = self._finish(new, originals[i], span, ctx)
-            replacements.append(Replacement(span, new))
+        news = [names.get(i) or self._generate(span, parsed[i], originals[i], ctx) for i, span in enumerate(spans)]
+        self._separate(spans, parsed, news, names, ctx)
+        if self._finishing:
+            news = [
+                self._finish(new, originals[i], span, ctx)
+                for i, (span, new) in enumerate(zip(spans, news, strict=True))
+            ]
+        replacements = [Replacement(span, new) for span, new in zip(spans, news, strict=True)]
         self.stats["documents"] += 1
         self.stats["spans"] += len(spans)
         return Result.build(document, replacements)
@@ -211,12 +211,45 @@ class SurrogateReplacer:
         if gen.realism_check:
             for attempt in range(1, _MAX_ATTEMPTS):
                 if new != original and new.casefold() not in ctx.memory.forbidden:
-                    break
-                self.stats["realism_retries"] += 1
+                    if not leaked_tokens(original, new, span.category):
+                        break
+                    self.stats["leak_retries"] += 1
+                else:
+                    self.stats["realism_retries"] += 1
                 new = gen.generate(parsed, ctx, attempt)
+            else:
+                if leaked_tokens(original, new, span.category):
+                    self.stats["leaks_left"] += 1
         if self.options.length_preserving and len(new) != len(original) and span.category in _WORD_CATEGORIES:
             new = self._same_length(gen, parsed, original, new, ctx)
         return new
+
+    def _separate(
+        self, spans: list[Span], parsed: list[object], news: list[str], names: dict[int, str], ctx: SurrogateContext
+    ) -> None:
+        """Distinct originals of one category never share a surrogate in a document ("Siemens" and
+        "Philips" both "Quantivo" would merge two vendors). Of originals that drew the same fake,
+        the one first in folded order keeps it, so the outcome does not depend on text order;
+        the others draw again. Dates are exempt: one shift maps distinct dates apart, and two
+        spellings of one date rightly meet. Names are kept apart by the name planner."""
+        owners: dict[tuple[Category, str], str] = {}
+        order = sorted(
+            (i for i, span in enumerate(spans) if i not in names and span.category not in _SEPARATE_EXEMPT),
+            key=lambda i: (fold(ctx.memory.originals[i]), i),
+        )
+        for i in order:
+            span, original = spans[i], ctx.memory.originals[i]
+            key = fold(original)
+            attempt = _SEPARATE_DRAWS_FROM
+            while owners.setdefault((span.category, news[i].casefold()), key) != key:
+                if attempt >= _SEPARATE_DRAWS_FROM + _MAX_ATTEMPTS:
+                    self.stats["shared_left"] += 1
+                    break
+                self.stats["shared_retries"] += 1
+                new = self._generator(span.category).generate(parsed[i], ctx, attempt)
+                attempt += 1
+                if new.casefold() not in ctx.memory.forbidden and not leaked_tokens(original, new, span.category):
+                    news[i] = new
 
     def _same_length(self, gen: Generator, parsed: object, original: str, first: str, ctx: SurrogateContext) -> str:
         """`--length-preserving`: more keyed draws of the generator (attempts past the realism
@@ -314,6 +347,8 @@ class SurrogateReplacer:
         return new
 
 
+_SEPARATE_EXEMPT = frozenset({Category.DATE, Category.AGE})
+_SEPARATE_DRAWS_FROM = LENGTH_DRAWS_FROM + 256  # past the realism and length draws
 _RUN = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"(?<![\w.'-])[^\W\d_]+\s+")  # a whole word and the space after it
 _LENGTH_DRAWS_FROM = LENGTH_DRAWS_FROM  # attempts below this are the realism retries
