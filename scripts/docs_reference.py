@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+import types
 import typing
 from collections.abc import Iterator, Mapping
 from importlib import resources
@@ -327,6 +328,8 @@ def _type_name(annotation: Any) -> str:
     args = typing.get_args(annotation)
     if origin is typing.Literal:
         return "string: " + " or ".join(f'`"{a}"`' for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in args)
     if origin is tuple:
         element = _type_name(args[0]) if args else "value"
         return "list of " + {"category": "category names", "string": "strings"}.get(element, element + "s")

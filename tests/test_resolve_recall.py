@@ -306,9 +306,7 @@ def test_the_lexicon_detector_proposes_gazetteer_places_only_with_the_bundled_li
 
     text = "Residence: Springfield"
     spans = LexiconDetector.from_files().find(text)
-    assert [(text[s.start : s.end], s.category, s.source) for s in spans] == [
-        ("Springfield", L, "lexicon/gazetteer")
-    ]
+    assert [(text[s.start : s.end], s.category, s.source) for s in spans] == [("Springfield", L, "lexicon/gazetteer")]
     assert LexiconDetector.from_files(include_bundled=False).find(text) == []
 
 
@@ -689,9 +687,7 @@ def test_a_phone_written_like_an_ip_address_is_a_phone(resolver: Resolver) -> No
     text = "Correspondencia: Madrid. España Tfno. 670.97.10.26 E-mail: x@y.es"
     assert resolved(resolver, text, ("670.97.10.26", Category.IP, "transformer")) == [("670.97.10.26", "PHONE")]
     # a real address stays an IP, and a version number is neither
-    assert resolved(resolver, "Host 10.0.0.12 down", ("10.0.0.12", Category.IP, "transformer")) == [
-        ("10.0.0.12", "IP")
-    ]
+    assert resolved(resolver, "Host 10.0.0.12 down", ("10.0.0.12", Category.IP, "transformer")) == [("10.0.0.12", "IP")]
     assert resolved(resolver, "Software 1.2.3 installed", ("1.2.3", Category.IP, "transformer")) == []
 
 

@@ -6,6 +6,7 @@ the gold JSONL export work."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from radeid.cli.main import app
 from radeid.core.document import Document
 from radeid.io.audit import read_audit
 from radeid.io.readers import read_documents
+from radeid.review.page import AuditCheck
 
 runner = CliRunner()
 KEY_HEX = bytes(range(40, 72)).hex()
@@ -206,8 +208,130 @@ def test_usage_errors(run: dict[str, Path]) -> None:
         + "\n"
     )
     code, output = invoke("review", run["out"], "-o", page, "--audit", bad)
-    assert code == 1 and "does not fit" in output and "Alan" not in output
-    assert not page.exists()
+    assert code == 2 and "do not fit their output text (e.g. id 'r1'" in output and "Alan" not in output
+    assert 'id="audit-banner"' in page.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------------ an audit of another run
+
+OWN = [
+    {"id": "a", "text": "Seen by Alan Grant on 03/04/2019 at Mercy."},
+    {"id": "b", "text": "Call 555-0101 today."},
+    {"id": "c", "text": "No findings."},
+]
+OWN_SPANS = [("a", "Alan Grant", "PATIENT"), ("a", "03/04/2019", "DATE"), ("a", "Mercy", "HOSPITAL"),
+             ("b", "555-0101", "PHONE")]  # fmt: skip
+
+
+def audit_line(doc_id: str, start: int, end: int, category: str) -> str:
+    return json.dumps({"doc_id": doc_id, "start": start, "end": end, "category": category, "subtype": None,
+                       "source": "rules/test", "score": 0.9, "out_start": start, "out_end": end}) + "\n"  # fmt: skip
+
+
+def own_audit(shift: int = 0) -> list[str]:
+    """The audit of OWN (each span where its text is), every offset moved by `shift`."""
+    texts = {d["id"]: d["text"] for d in OWN}
+    return [
+        audit_line(i, texts[i].index(value) + shift, texts[i].index(value) + len(value) + shift, category)
+        for i, value, category in OWN_SPANS
+    ]
+
+
+def review_with(tmp_path: Path, lines: list[str], *extra: str | Path) -> tuple[int, str, str]:
+    """`radeid review` of OWN with an audit of these lines: exit code, messages, the page."""
+    out, audit, page = tmp_path / "out.jsonl", tmp_path / "other.audit.jsonl", tmp_path / "page.html"
+    out.write_text("".join(json.dumps(d) + "\n" for d in OWN), encoding="utf-8")
+    audit.write_text("".join(lines), encoding="utf-8")
+    page.unlink(missing_ok=True)
+    code, output = invoke("review", out, "-o", page, "--audit", audit, *extra)
+    return code, output, page.read_text(encoding="utf-8") if page.exists() else ""
+
+
+def expected_error(tmp_path: Path, problems: str) -> str:
+    return (
+        f"error: the audit {str(tmp_path / 'other.audit.jsonl')!r} does not match the output "
+        f"{str(tmp_path / 'out.jsonl')!r}: {problems}. The page says so in a banner; pass the run's own --audit"
+    )
+
+
+def banner(page: str) -> str | None:
+    found = re.search(r'<div class="banner mismatch" id="audit-banner" role="alert">(.*?)</div>', page, re.S)
+    return None if found is None else html.unescape(found.group(1))
+
+
+def test_own_audit_has_no_banner(tmp_path: Path) -> None:
+    code, output, page = review_with(tmp_path, own_audit())
+    assert code == 0, output
+    assert "wrote " in output and "3 of 3 documents, 4 replacements (surrogates only)" in output
+    assert banner(page) is None and "audit-banner" not in page
+    assert sum(len(d["spans"]) for d in island(page)["documents"]) == 4
+
+
+def test_audit_with_no_shared_id_gives_banner_and_exit_2(tmp_path: Path) -> None:
+    code, output, page = review_with(tmp_path, [audit_line("x2", 0, 4, "DATE"), audit_line("x1", 5, 9, "DATE")])
+    problems = "none of its 2 document id(s) is in the output (e.g. id 'x1')"
+    assert code == 2
+    assert expected_error(tmp_path, problems) in output
+    assert "3 of 3 documents, 0 replacements" in output  # the page was written all the same
+    assert banner(page) == (
+        f"Warning: the audit {str(tmp_path / 'other.audit.jsonl')!r} does not match the output "
+        f"{str(tmp_path / 'out.jsonl')!r}: {problems}. The replacements shown here are wrong or missing: review "
+        "with the run's own audit (<code>--audit</code>)."
+    )
+
+
+def test_audit_with_some_foreign_ids_warns_with_counts(tmp_path: Path) -> None:
+    code, output, page = review_with(tmp_path, [*own_audit(), audit_line("x9", 0, 4, "DATE")])
+    problems = "1 of its 3 document id(s) are not in the output (e.g. id 'x9')"
+    assert code == 2
+    assert expected_error(tmp_path, problems) in output
+    assert banner(page) is not None and problems in (banner(page) or "")
+    assert sum(len(d["spans"]) for d in island(page)["documents"]) == 4  # the shared documents keep theirs
+
+
+def test_audit_offsets_that_cut_words_do_not_match(tmp_path: Path) -> None:
+    code, output, page = review_with(tmp_path, own_audit(shift=1))  # same ids, offsets of another text
+    problems = "4 of 4 replacements start or end inside a word of the output text"
+    assert code == 2
+    assert expected_error(tmp_path, problems) in output
+    assert problems in (banner(page) or "")
+
+
+def test_audit_spans_past_the_text_do_not_match(tmp_path: Path) -> None:
+    code, output, page = review_with(tmp_path, [*own_audit()[:3], audit_line("b", 15, 40, "PHONE")])
+    problems = (
+        "the replacements of 1 document(s) do not fit their output text (e.g. id 'b'; shown without replacements)"
+    )
+    assert code == 2
+    assert expected_error(tmp_path, problems) in output
+    docs = {d["id"]: d for d in island(page)["documents"]}
+    assert docs["b"]["spans"] == [] and len(docs["a"]["spans"]) == 3
+
+
+def test_a_few_words_cut_are_a_runs_own(tmp_path: Path) -> None:
+    """A run's own audit can cut a word now and then (`2019-03-04T10:15`); only a share over a
+    quarter of at least four replacements is another run's."""
+    assert AuditCheck(audit_documents=2, split=1, checked=4).matches
+    assert not AuditCheck(audit_documents=2, split=2, checked=4).matches
+    assert AuditCheck(audit_documents=2, split=3, checked=3).matches
+    lines = own_audit()
+    texts = {d["id"]: d["text"] for d in OWN}
+    start = texts["a"].index("Grant")
+    lines[0] = audit_line("a", start, start + 3, "PATIENT")  # "Gra": one cut in four
+    assert review_with(tmp_path, lines)[0] == 0
+
+
+def test_mismatched_audit_leaves_the_originals_out(run: dict[str, Path]) -> None:
+    page = run["tmp"] / "mismatch.html"
+    code, output = invoke("review", run["out"], "-o", page, "--audit", str(run["tagged"]) + ".audit.jsonl",
+                          "--vault", run["vault"], "--key-file", run["key"])  # fmt: skip
+    assert code == 2
+    assert "does not match the output" in output and "the originals were left out" in output
+    text = page.read_text(encoding="utf-8")
+    data = island(text)
+    assert data["has_originals"] is False and 'id="audit-banner"' in text
+    for original in ("Alan Grant", "4455667", "Malcolm"):
+        assert original not in text
 
 
 # ------------------------------------------------------------------------------------ the browser
@@ -325,6 +449,73 @@ def test_browser_filter_mark_and_export(run: dict[str, Path]) -> None:
         assert driver.find_element(By.ID, "doc-title").text == f"Document {first['id']}"
     finally:
         driver.quit()
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_browser_opens_on_the_first_document_at_1400x1000(tmp_path: Path) -> None:
+    """The bundled examples (12 categories, over 30 detectors): at 1400x1000 the first document
+    and its first replacement are on screen without scrolling; the filters fold into the side panel."""
+    out, page = tmp_path / "out", tmp_path / "review.html"
+    code, output = invoke("deid", EXAMPLES, "-o", out, "--no-model", "-q", "--key-file", _key(tmp_path))
+    assert code == 0, output
+    code, output = invoke("review", out, "-o", page)
+    assert code == 0, output
+    data = island(page.read_text(encoding="utf-8"))
+    assert len({s["source"] for d in data["documents"] for s in d["spans"]}) > 30
+    driver = _chrome(tmp_path)
+    try:
+        from selenium.webdriver.common.by import By
+
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+        )
+        driver.get(page.resolve().as_uri())
+        assert [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"] == []
+        assert driver.execute_script("return [window.innerWidth, window.innerHeight, window.scrollY]") == [
+            1400,
+            1000,
+            0,
+        ]
+        first = data["documents"][0]
+        assert driver.find_element(By.ID, "doc-title").text == f"Document {first['id']}"
+        top = driver.execute_script("return document.getElementById('deid').getBoundingClientRect().top")
+        assert 0 <= top < 1000
+        mark = driver.find_element(By.CSS_SELECTOR, "#deid .hl")
+        assert mark.text == first["text"][first["spans"][0]["start"] : first["spans"][0]["end"]]
+        box = driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom];", mark)
+        assert mark.is_displayed() and 0 <= box[0] and box[1] <= 1000
+        # Sources and the summary start folded; the categories are open and filter as before.
+        assert not driver.find_element(By.ID, "sources-box").get_attribute("open")
+        assert not driver.find_element(By.ID, "summary-box").get_attribute("open")
+        assert not driver.find_element(By.ID, "summary").is_displayed()
+        driver.save_screenshot(str(_artifacts() / "review-1400x1000.png"))
+        driver.find_element(By.CSS_SELECTOR, "#categories-box button.check-none").click()
+        assert driver.find_elements(By.CSS_SELECTOR, "#deid .hl:not(.off)") == []
+        driver.find_element(By.CSS_SELECTOR, "#categories-box button.check-all").click()
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#deid .hl:not(.off)")) == len(first["spans"])
+        # Keys: n/p move between documents, f folds the side panel away and back.
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys("n")
+        assert driver.find_element(By.ID, "doc-title").text == f"Document {data['documents'][1]['id']}"
+        body.send_keys("k")
+        assert driver.find_element(By.ID, "doc-title").text == f"Document {first['id']}"
+        assert driver.find_element(By.ID, "sidebar").is_displayed()
+        body.send_keys("f")
+        assert not driver.find_element(By.ID, "sidebar").is_displayed()
+        driver.find_element(By.ID, "toggle-sidebar").click()
+        assert driver.find_element(By.ID, "sidebar").is_displayed()
+    finally:
+        driver.quit()
+
+
+def _key(folder: Path) -> Path:
+    key = folder / "site.key"
+    key.write_text(KEY_HEX + "\n")
+    key.chmod(0o600)
+    return key
 
 
 def _select(driver: Any, start: int, end: int) -> None:

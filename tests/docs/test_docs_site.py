@@ -123,7 +123,7 @@ def test_every_example_parses_with_its_commands_options(ref, commands):
     for path, entries in ref.load_examples().items():
         command, ctx = commands[path]
         for entry in entries:
-            words = shlex.split(entry["run"].split(" > ")[0])[len(path.split()):]
+            words = shlex.split(entry["run"].split(" > ")[0])[len(path.split()) :]
             if "--help" in words or "--version" in words:
                 continue
             try:
@@ -186,6 +186,9 @@ def test_python_examples_import_names_that_exist(ref):
                         continue  # an optional extra that is not installed here (pyspark, ...)
                     problems.append(f"{name}: from {node.module}: {exc}")
                     continue
-                problems += [f"{name}: {node.module} has no {alias.name}" for alias in node.names
-                             if not hasattr(module, alias.name)]
+                problems += [
+                    f"{name}: {node.module} has no {alias.name}"
+                    for alias in node.names
+                    if not hasattr(module, alias.name)
+                ]
     assert not problems, "\n".join(problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import types
 import typing
 from dataclasses import fields
 from pathlib import Path
@@ -102,6 +103,8 @@ def _keys() -> list[tuple[str, str, str]]:
                 kind = "table"
             elif origin is typing.Literal:
                 kind = "str"
+            elif origin in (typing.Union, types.UnionType):  # `[surrogate] scope`: a string or a table
+                kind = "str|table"
             else:
                 kind = {bool: "bool", int: "int", float: "float", str: "str"}[hint]
             found.append((section, f.name, kind))
@@ -123,12 +126,13 @@ _tables = st.dictionaries(st.text("abcxyz", min_size=1, max_size=4), st.integers
 
 def _wrong(kind: str) -> st.SearchStrategy[Any]:
     """Values that are surely not of `kind` (an int is a fine float, so it is not drawn for one)."""
-    options = [s for k, s in _scalars.items() if k != kind and not (kind == "float" and k == "int")]
+    kinds = kind.split("|")
+    options = [s for k, s in _scalars.items() if k not in kinds and not (kind == "float" and k == "int")]
     if kind != "list":
         options.append(_lists)
     else:  # also a list with an item of the wrong type (all these keys hold lists of strings)
         options.append(st.lists(st.one_of(st.integers(), st.booleans()), min_size=1, max_size=3))
-    if kind != "table":
+    if "table" not in kinds:
         options.append(_tables)
     return st.one_of(options)
 

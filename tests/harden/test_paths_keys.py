@@ -117,8 +117,8 @@ def test_review_refuses_the_audit_of_another_run(tmp_path: Path, cli, write_json
     page = tmp_path / "p.html"
     code, output = cli("review", tmp_path / "a.out.jsonl", "-o", page, "--audit", tmp_path / "b.out.jsonl.audit.jsonl")
     assert code == 2, output
-    assert "not the audit of this output" in output and "'9'" in output
-    assert not page.exists()
+    assert "does not match the output" in output and "(e.g. id '9')" in output
+    assert 'id="audit-banner"' in page.read_text(encoding="utf-8")  # the page says so too
     code, output = cli("review", tmp_path / "a.out.jsonl", "-o", page, "--sample", "1")
     assert code == 0 and "replacements" in output, output
 

@@ -24,9 +24,10 @@ from radeid.config.config import Config, ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import estimate_total
-from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.multilingual import build_deidentifier
 from radeid.pipeline.spec import PipelineSpec
 from radeid.replace.base import KEYED_MODES
+from radeid.replace.surrogate.dictionary import Replacements
 from radeid.run.batch import default_audit_path
 from radeid.run.parallel import RunPlan, default_workers, run, work_folder_for
 from radeid.run.sink import ParallelRunSummary
@@ -98,6 +99,20 @@ def deid(
             help="Write document ids and output file names as keyed pseudonyms (doc-3f9a...); else copied as they are.",
         ),
     ] = None,
+    patients: Annotated[
+        Path | None,
+        typer.Option(
+            "--patients",
+            help="CSV 'id,patient_id': the patient of each file or document id (a folder's files carry none).",
+        ),
+    ] = None,
+    replacements: Annotated[
+        Path | None,
+        typer.Option(
+            "--replacements",
+            help="TSV 'category<TAB>original<TAB>surrogate': your own surrogates for these originals.",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option("--workers", "-w", min=1, help="Worker processes (default: one per available core)."),
@@ -133,9 +148,11 @@ def deid(
         day_first=day_first, length_preserving=length_preserving, age_mode=age_mode, typos=typos, locale=locale,
         keep_state=keep_state, vault=vault, mask_char=mask_char, mask_length=mask_length,
         output_format=output_format, audit=audit, keep_column=keep_column, pseudonymize_ids=pseudonymize_ids,
+        patients=patients, replacements=replacements,
     )  # fmt: skip
     try:
         cfg = load_job_config(config, overlay, no_model=no_model)
+        Replacements.load(cfg.surrogate.replacements)  # a bad line is a usage error now, not in a worker
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     run_deid(cfg, input_path, output, config_path=config, workers=workers, resume=resume, quiet=quiet)
@@ -188,7 +205,7 @@ def run_deid(
 
 def _needs_key(cfg: Config) -> bool:
     """Surrogates, a vault and keyed ids need a key; masks and tags do not."""
-    return cfg.replace.mode in KEYED_MODES or bool(cfg.io.vault) or cfg.io.pseudonymize_ids
+    return bool(cfg.replace.modes() & KEYED_MODES) or bool(cfg.io.vault) or cfg.io.pseudonymize_ids
 
 
 def _job_key(cfg: Config, input_path: Path, output: Path) -> bytes | None:
@@ -203,7 +220,7 @@ def _job_key(cfg: Config, input_path: Path, output: Path) -> bytes | None:
         # key is generated. Otherwise the first batch reports it (as a ConfigError, exit 2):
         # building the pipeline here too would cost every parallel job a second start-up.
         # The replacer needs no key yet.
-        Deidentifier(cfg)
+        build_deidentifier(cfg)
         found = resolve_key(None, key_dir_for(output, input_path), vault=bool(io.vault))
     key, message = found
     note(message)

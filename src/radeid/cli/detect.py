@@ -13,7 +13,7 @@ from radeid.cli.options import input_format, job_overrides, load_job_config, rea
 from radeid.config.config import ConfigError
 from radeid.io.errors import RadeidIOError
 from radeid.io.readers import estimate_total
-from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.multilingual import build_deidentifier
 from radeid.run.batch import detect_path
 
 
@@ -40,7 +40,7 @@ def detect(
     reads = {"the input": input_path, "--config": config, **config_reads(cfg)}
     check_job_paths(reads, {"--output": output})
     try:
-        deidentifier = Deidentifier(cfg)
+        deidentifier = build_deidentifier(cfg)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     fmt = input_format(cfg.io.format)

@@ -98,10 +98,10 @@ def _read_predictions(
 def _load_pipeline(err: Console, config: Path | None, choice: dict[str, Any], no_model: bool = False) -> Any:
     """The pipeline of `config` with the command's choices (`model`, `lang`) over it."""
     from radeid.cli.options import job_overrides, load_job_config
-    from radeid.pipeline.deidentifier import Deidentifier
+    from radeid.pipeline.multilingual import build_deidentifier
 
     try:
-        return Deidentifier(load_job_config(config, job_overrides(**choice), no_model=no_model))
+        return build_deidentifier(load_job_config(config, job_overrides(**choice), no_model=no_model))
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         raise fail(f"cannot build the pipeline: {exc}", EXIT_USAGE) from None
 

@@ -34,7 +34,7 @@ from radeid.evaluate.explain import ExplainError, explanation_json, input_format
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import FOLDER_FORMATS, InputFormat
 from radeid.io.readers import ReadOptions
-from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.multilingual import build_deidentifier
 
 __all__ = ["register"]
 
@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
                       vendor_list=vendor_list, model=model, threshold=threshold, lang=lang)  # fmt: skip
         doc = _document(cfg, input_path, text, doc_id, config)
         try:
-            explanation = Deidentifier(cfg).explain(doc)
+            explanation = build_deidentifier(cfg).explain(doc)
         except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
             raise fail(str(exc), EXIT_USAGE) from None
         if as_json:

@@ -58,6 +58,9 @@ def config_reads(config: Config) -> dict[str, Path | None]:
     for option, paths in named.items():
         for n, path in enumerate(paths, 1):
             reads[f"{option} #{n}" if len(paths) > 1 else option] = Path(path)
+    for option, single in (("--patients", config.io.patients), ("--replacements", config.surrogate.replacements)):
+        if single:
+            reads[option] = Path(single)
     return reads
 
 

@@ -20,6 +20,7 @@ from radeid.config.config import Config, ConfigError
 from radeid.config.modes import REPLACERS
 from radeid.core.plugins import load_plugins
 from radeid.io.formats import InputFormat
+from radeid.io.patients import read_patient_map
 from radeid.io.readers import ReadOptions
 
 
@@ -132,7 +133,10 @@ LangOpt = Annotated[
     str | None,
     typer.Option(
         "--lang",
-        help="Language pack: en (default) or es (Spanish model, es_ES surrogates, day-first dates); pipeline.language.",
+        help=(
+            "Language pack: en (default), es (Spanish model, es_ES surrogates, day-first dates), or auto "
+            "(each document its own language; needs radeid[lang]); pipeline.language."
+        ),
     ),
 ]
 
@@ -216,7 +220,8 @@ def job_overrides(**options: Any) -> dict[str, Any]:
         "input_format": "io.format", "output_format": "io.output_format", "id_col": "io.id_col",
         "text_col": "io.text_col", "patient_col": "io.patient_col", "on_error": "io.on_error",
         "audit": "io.audit", "vault": "io.vault", "key_file": "io.key_file",
-        "pseudonymize_ids": "io.pseudonymize_ids",
+        "pseudonymize_ids": "io.pseudonymize_ids", "patients": "io.patients",
+        "replacements": "surrogate.replacements",
         "batch_size": "pipeline.batch_size", "lang": "pipeline.language",
         "age_threshold": "detectors.rules.age_threshold",
         "model": "detectors.transformer.model", "threshold": "detectors.transformer.threshold",
@@ -282,7 +287,12 @@ def read_options(config: Config) -> ReadOptions:
     """The reader options of a job's `[io]` section."""
     io = config.io
     return ReadOptions(
-        id_col=io.id_col, text_col=io.text_col, patient_col=io.patient_col or None, keep_columns=io.keep_columns
+        id_col=io.id_col,
+        text_col=io.text_col,
+        patient_col=io.patient_col or None,
+        keep_columns=io.keep_columns,
+        patients=read_patient_map(io.patients) if io.patients else {},
+        patient_pattern=io.patient_pattern,
     )
 
 

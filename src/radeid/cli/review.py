@@ -16,7 +16,7 @@ from radeid.io.audit import AuditError
 from radeid.io.errors import RadeidIOError
 from radeid.io.formats import InputFormat
 from radeid.io.readers import ReadOptions
-from radeid.review.page import AuditMismatchError, ReviewData, ReviewError, build_page, load_review, write_page
+from radeid.review.page import ReviewData, ReviewError, build_page, load_review, write_page
 from radeid.run.batch import default_audit_path
 from radeid.secure.keys import load_key
 from radeid.secure.vault import VaultError, WrongKeyError
@@ -57,7 +57,8 @@ def review(
     category, filters, a summary, and marks (over-redaction, missed PHI) exported as gold JSONL.
 
     With --vault and --key-file the page shows the originals beside the surrogates: it is then
-    protected health information itself (written with mode 0600). Examples:
+    protected health information itself (written with mode 0600). An audit that does not match
+    OUTPUT (another run's) still gives a page, with a warning banner, and exits 2. Examples:
 
       radeid review deid.jsonl -o review.html
 
@@ -70,6 +71,9 @@ def review(
     key = _vault_key(vault, key_file)
     data = _write_review(output_path, page, audit_path, vault, key, sample, seed, input_format, id_col, text_col)
     _summary(data, page, sample)
+    if data.mismatch is not None:  # the page is written, with a banner; the run's own audit is a usage matter
+        left_out = "; the originals were left out" if vault is not None else ""
+        raise fail(f"{data.mismatch}. The page says so in a banner{left_out}; pass the run's own --audit", EXIT_USAGE)
 
 
 def _check_paths(output_path: Path, audit: Path | None, vault: Path | None, key_file: Path | None, page: Path) -> Path:
@@ -122,8 +126,6 @@ def _write_review(
         write_page(page, html, private=data.has_originals)
     except WrongKeyError as exc:
         raise fail(str(exc), EXIT_WRONG_KEY) from None
-    except AuditMismatchError as exc:
-        raise fail(str(exc), EXIT_USAGE) from None
     except (ReviewError, AuditError, VaultError) as exc:
         raise fail(str(exc), EXIT_FAILED) from None
     except (RadeidIOError, OSError, ValueError) as exc:

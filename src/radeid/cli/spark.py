@@ -126,10 +126,16 @@ def _load_job(
         cfg = load_job_config(config, overlay)
         io = cfg.io
         audit_path = None if no_audit else (io.audit or output_path.rstrip("/") + ".audit")
-        keyed = cfg.replace.mode in KEYED_MODES or io.pseudonymize_ids
+        if io.patients or io.patient_pattern:  # a table has columns: a patient column says it directly
+            raise ConfigError(
+                "io.patients and io.patient_pattern are for files without a patient column; on Spark, join "
+                'the patient ids as a column and pass --patient-col (io.patient_from = "mrn" works here too)'
+            )
+        surrogates = bool(cfg.replace.modes() & KEYED_MODES)
+        keyed = surrogates or io.pseudonymize_ids
         found = load_key(io.key_file or None) if keyed else None
         if keyed and found is None:  # never a generated key: a cluster's files
-            what = "surrogate mode" if cfg.replace.mode in KEYED_MODES else "--pseudonymize-ids"
+            what = "surrogate mode" if surrogates else "--pseudonymize-ids"
             raise ConfigError(f"{what} on Spark needs --key-file or ${ENV_VAR} (or a mask mode: --mode tag)")
     except (ConfigError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None

@@ -15,11 +15,22 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from radeid.config.language import DEFAULT_LANGUAGE, language_of, pack_folder, pack_overlay
+from radeid.config.language import (
+    AUTO_LANGUAGE,
+    DEFAULT_LANGUAGE,
+    check_languages,
+    config_dict,
+    dotted_keys,
+    drop_keys,
+    language_of,
+    pack_folder,
+    pack_overlay,
+)
 from radeid.config.modes import REPLACERS
 from radeid.config.schema import check_locale, check_section
 from radeid.config.sections import (
     GATE_SCOPES,
+    KEEP_MODE,
     LABEL_SCHEMES,
     ON_ERROR,
     TRANSFORMER_BACKENDS,
@@ -77,6 +88,9 @@ class Config:
     replace: ReplaceConfig = field(default_factory=ReplaceConfig)
     surrogate: SurrogateOptions = field(default_factory=SurrogateOptions)
     io: IOConfig = field(default_factory=IOConfig)
+    # Dotted keys the user's file or the overrides set ("surrogate.locale"): with `language =
+    # "auto"`, each document's pack fills in only what the user left unset (`for_language`).
+    explicit: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
@@ -90,12 +104,22 @@ class Config:
         if overrides:
             _refuse_moved(overrides, "the overrides")
         language = language_of(data, user, overrides)
-        if language != DEFAULT_LANGUAGE:
-            data = deep_merge(data, pack_overlay(language))
-        data = deep_merge(data, user)
+        if language not in (DEFAULT_LANGUAGE, AUTO_LANGUAGE):
+            data = deep_merge(data, _scope_table(pack_overlay(language)))
+        data = deep_merge(_scope_table(data), _scope_table(user))
         if overrides:
-            data = deep_merge(data, overrides)
-        return cls.from_dict(data)
+            data = deep_merge(data, _scope_table(overrides))
+        explicit = frozenset(dotted_keys(user)) | frozenset(dotted_keys(overrides or {}))
+        return dataclasses.replace(cls.from_dict(data), explicit=explicit)
+
+    def for_language(self, code: str) -> Config:
+        """This config as pack `code` would make it: the pack's keys, except those the user set
+        (`explicit`), over this config. For `language = "auto"`, once per language met."""
+        pack_folder(code)  # an unknown code names the known ones
+        overlay = _scope_table(pack_overlay(code)) if code != DEFAULT_LANGUAGE else {}
+        data = deep_merge(config_dict(self), drop_keys(overlay, self.explicit))
+        data.setdefault("pipeline", {})["language"] = code
+        return dataclasses.replace(Config.from_dict(data), explicit=self.explicit)
 
     # The built-in detectors' sections, by name (`config.detectors["rules"]`).
     @property
@@ -169,11 +193,15 @@ class Config:
         if self.replace.mode not in REPLACERS:
             known = ", ".join(REPLACERS.names())
             raise ConfigError(f"replace.mode must be one of {known}, not {self.replace.mode!r}")
+        for category, mode in self.replace.categories.items():
+            if mode not in REPLACERS and mode != KEEP_MODE:
+                known = ", ".join([*REPLACERS.names(), KEEP_MODE])
+                raise ConfigError(f"replace.categories.{category} must be one of {known}, not {mode!r}")
         if len(self.replace.char) != 1:
             raise ConfigError("replace.char must be exactly one character")
         if self.replace.fixed_length < 1:
             raise ConfigError("replace.fixed_length must be at least 1")
-        pack_folder(self.pipeline.language)  # an unknown language names the known ones
+        check_languages(self.pipeline)  # an unknown language names the known ones
         if self.pipeline.batch_size < 1:
             raise ConfigError("pipeline.batch_size must be at least 1")
         if self.rules.age_threshold < 0:
@@ -213,6 +241,15 @@ class Config:
             raise ConfigError(f"{where}.gate_scope must be one of {', '.join(GATE_SCOPES)}, not {t.gate_scope!r}")
         if t.gate_context < 0:
             raise ConfigError(f"{where}.gate_context must not be negative")
+
+
+def _scope_table(layer: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`[surrogate] scope = "corpus"` read as `[surrogate.scope] "*" = "corpus"`, so that a plain
+    scope in one layer (`--scope`) and a per-category table in another merge key by key."""
+    section = layer.get("surrogate")
+    if not isinstance(section, Mapping) or not isinstance(section.get("scope"), str):
+        return layer
+    return {**layer, "surrogate": {**section, "scope": {"*": section["scope"]}}}
 
 
 def _refuse_moved(data: Mapping[str, Any], where: str) -> None:

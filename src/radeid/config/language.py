@@ -11,8 +11,9 @@ themselves, so its overlay is empty. A new language is a new folder: see the gui
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,22 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["DEFAULT_LANGUAGE", "available_languages", "language_of", "pack_folder", "pack_overlay"]
+__all__ = [
+    "AUTO_LANGUAGE",
+    "DEFAULT_LANGUAGE",
+    "available_languages",
+    "check_languages",
+    "config_dict",
+    "dotted_keys",
+    "drop_keys",
+    "language_of",
+    "pack_folder",
+    "pack_overlay",
+]
 
 DEFAULT_LANGUAGE = "en"
+#: `[pipeline] language = "auto"`: each document gets the pack of the language it is written in.
+AUTO_LANGUAGE = "auto"
 _PACK_FILE = "config.toml"
 
 
@@ -72,3 +86,54 @@ def language_of(*layers: Mapping[str, Any] | None) -> str:
     if not isinstance(code, str):
         raise ConfigError(f"pipeline.language must be a language code such as 'en' or 'es', not {code!r}")
     return code
+
+
+def check_languages(pipeline: Any) -> None:
+    """`language` is a pack or "auto"; `languages` (auto's candidates) and `fallback_language` are packs."""
+    if pipeline.language != AUTO_LANGUAGE:
+        pack_folder(pipeline.language)
+    for code in pipeline.languages:
+        if code not in available_languages():
+            raise ConfigError(
+                f"pipeline.languages: {code!r} is not a language pack ({', '.join(available_languages())})"
+            )
+    if pipeline.fallback_language not in available_languages():
+        known = ", ".join(available_languages())
+        raise ConfigError(f"pipeline.fallback_language must be one of {known}, not {pipeline.fallback_language!r}")
+    if not 0.0 <= pipeline.language_confidence <= 1.0:
+        raise ConfigError("pipeline.language_confidence must be within [0, 1]")
+
+
+def dotted_keys(table: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    """Every leaf key of a nested table as "section.key" ("detectors.transformer.model")."""
+    for key, value in table.items():
+        if isinstance(value, Mapping) and value:
+            yield from dotted_keys(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}"
+
+
+def drop_keys(table: Mapping[str, Any], dotted: frozenset[str], prefix: str = "") -> dict[str, Any]:
+    """`table` less the leaf keys named in `dotted`."""
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, Mapping) and value:
+            out[key] = drop_keys(value, dotted, f"{prefix}{key}.")
+        elif f"{prefix}{key}" not in dotted:
+            out[key] = value
+    return out
+
+
+def config_dict(config: Any) -> dict[str, Any]:
+    """A loaded config as the nested table it could have been read from."""
+    return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config) if f.compare}
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value

@@ -6,6 +6,7 @@ The defaults here are the fallback for a section a file leaves out; the shipped 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -17,6 +18,7 @@ __all__ = [
     "EnsembleConfig",
     "GATE_SCOPES",
     "IOConfig",
+    "KEEP_MODE",
     "LexiconConfig",
     "MaskConfig",
     "PipelineConfig",
@@ -44,6 +46,9 @@ class PipelineConfig:
     batch_size: int = 64
     normalize_unicode: bool = True
     language: str = "en"
+    languages: tuple[str, ...] = ()
+    fallback_language: str = "en"
+    language_confidence: float = 0.75
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,33 @@ class ReplaceConfig:
     mode: str = "surrogate"
     char: str = "*"
     fixed_length: int = 8
+    categories: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.categories, Mapping):
+            raise ValueError("categories must be a table {CATEGORY = mode}")
+        modes: dict[str, str] = {}
+        for key, value in self.categories.items():
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"categories.{key} must be a mode name (surrogate, tag, numbered, mask, fixed, keep)")
+            modes[Category.parse(key).value] = value
+        object.__setattr__(self, "categories", modes)
+
+    def mode_of(self, category: Category) -> str:
+        """The mode that replaces `category`: its own in `categories`, else `mode`."""
+        return self.categories.get(category.value, self.mode)
+
+    def modes(self) -> frozenset[str]:
+        """Every mode a run uses ("keep" included): the default and the per-category ones."""
+        return frozenset({self.mode, *self.categories.values()})
+
+
+#: `[replace.categories]` may also name this mode: the span's text is left as it is (and audited as kept).
+KEEP_MODE = "keep"
+#: Categories whose surrogates always follow the patient (`[surrogate.scope]` refuses them).
+PATIENT_ONLY = frozenset({Category.DATE, Category.AGE})
+SCOPES = ("patient", "corpus")
+PATIENT_FROM = ("", "mrn")
 
 #: The mask modes' options are the replace section (kept under the name `MaskReplacer` takes).
 MaskConfig = ReplaceConfig
@@ -120,6 +151,23 @@ class IOConfig:
     vault: str = ""
     key_file: str = ""
     pseudonymize_ids: bool = False
+    patients: str = ""
+    patient_pattern: str = ""
+    patient_from: str = ""
+
+    def __post_init__(self) -> None:
+        if self.patient_pattern:
+            try:
+                pattern = re.compile(self.patient_pattern)
+            except re.error as exc:
+                raise ValueError(f"patient_pattern is not a valid regular expression: {exc}") from None
+            if "patient" not in pattern.groupindex:
+                raise ValueError(
+                    "patient_pattern needs a named group `patient`, e.g. '^(?P<patient>[^_]+)_' "
+                    "(the patient id is what that group matches in the file's relative path)"
+                )
+        if self.patient_from not in PATIENT_FROM:
+            raise ValueError(f"patient_from must be '' or 'mrn', not {self.patient_from!r}")
 
 
 @dataclass(frozen=True)
@@ -148,7 +196,9 @@ class SurrogateOptions:
 
     scope: "patient" keys every surrogate by the document's patient (else its id); "corpus"
         keys names, IDs and places by one corpus-wide scope, so equal originals get equal
-        fakes across patients (dates and ages still shift per patient).
+        fakes across patients (dates and ages still shift per patient). A table
+        (`[surrogate.scope]`, `{"*" = default, CATEGORY = "patient" | "corpus"}`) sets it per
+        category; DATE and AGE cannot be listed: they always shift per patient.
     date_shift: "patient" (a keyed offset per patient), "none", or "fixed:N" days.
     max_shift_days: the patient offset is drawn from [-max, max] without 0.
     length_preserving: each surrogate as long as the original: names pick same-length fakes,
@@ -159,9 +209,11 @@ class SurrogateOptions:
     age_mode: "keep_over" keeps an age over 89 over 89; "aggregate" writes "90+".
     day_first: read ambiguous numeric dates day first (03/04/2020 = 3 April).
     keep_state: keep US state names and draw ZIP codes inside the state.
+    replacements: a TSV file `category<TAB>original<TAB>surrogate` (category `*`: any); an
+        original found there (case and spacing aside) gets exactly that surrogate.
     """
 
-    scope: Literal["patient", "corpus"] = "patient"
+    scope: Literal["patient", "corpus"] | Mapping[str, Literal["patient", "corpus"]] = "patient"
     date_shift: str = "patient"
     max_shift_days: int = 365
     length_preserving: bool = False
@@ -170,9 +222,12 @@ class SurrogateOptions:
     age_mode: Literal["keep_over", "aggregate"] = "keep_over"
     day_first: bool = False
     keep_state: bool = False
+    replacements: str = ""
 
     def __post_init__(self) -> None:
-        if self.scope not in ("patient", "corpus"):
+        if isinstance(self.scope, Mapping):
+            object.__setattr__(self, "scope", _category_scopes(self.scope))
+        elif self.scope not in SCOPES:
             raise ValueError(f"scope must be 'patient' or 'corpus', not {self.scope!r}")
         self.fixed_shift()  # validates date_shift
         if self.max_shift_days < 1:
@@ -181,6 +236,15 @@ class SurrogateOptions:
             raise ValueError("typo_rate must be within [0, 1]")
         if self.age_mode not in ("keep_over", "aggregate"):
             raise ValueError(f"age_mode must be 'keep_over' or 'aggregate', not {self.age_mode!r}")
+
+    def scope_of(self, category: Category) -> str:
+        """ "patient" or "corpus": the scope of `category`'s surrogates (dates and ages: always
+        "patient")."""
+        if category in PATIENT_ONLY:
+            return "patient"
+        if isinstance(self.scope, str):
+            return self.scope
+        return self.scope.get(category.value, self.scope.get("*", "patient"))
 
     def fixed_shift(self) -> int | None:
         """The fixed offset for "fixed:N" and 0 for "none"; None means a keyed patient shift."""
@@ -195,6 +259,28 @@ class SurrogateOptions:
             except ValueError:
                 pass
         raise ValueError(f"date_shift must be 'none', 'patient' or 'fixed:N', not {self.date_shift!r}")
+
+
+def _category_scopes(table: Mapping[str, str]) -> str | dict[str, str]:
+    """`[surrogate.scope]` checked: category names (or "*") to "patient" / "corpus". A table
+    that only sets "*" is that plain scope."""
+    scopes: dict[str, str] = {}
+    for key, value in table.items():
+        if value not in SCOPES:
+            raise ValueError(f"scope.{key} must be 'patient' or 'corpus', not {value!r}")
+        if key == "*":
+            scopes["*"] = value
+            continue
+        category = Category.parse(key)
+        if category in PATIENT_ONLY:
+            raise ValueError(
+                f"scope.{key}: dates and ages always shift per patient (one shift keeps every interval); "
+                "leave DATE and AGE out of [surrogate.scope]"
+            )
+        scopes[category.value] = value
+    if set(scopes) <= {"*"}:
+        return scopes.get("*", "patient")
+    return scopes
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import hashlib
 import re
 import zlib
 from collections.abc import Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from radeid.core.labelmaps import load_label_map
 from radeid.io.errors import ColumnError, FormatError, ReadIssue
 from radeid.io.formats import is_gzip
 from radeid.io.gold import ParsedGold, parse_span_dict
+from radeid.io.patients import assign_patient
 
 __all__ = [
     "MAX_PROBLEMS_PER_DOC",
@@ -67,6 +68,9 @@ class ReadOptions:
     `require_kept=False`: then kept columns are optional, copied where present.
     `label_map` (bundled name or TOML path) maps gold labels; i2b2 defaults to `i2b2_2014`.
     `delimiter=None` means tab for `.tsv`, comma otherwise.
+    `patients` (document id, relative path or file name -> patient id) and `patient_pattern` (a
+    regular expression with a group `patient`) give a patient to documents whose record has none
+    (`radeid.io.patients`).
     """
 
     id_col: str = "id"
@@ -80,6 +84,8 @@ class ReadOptions:
     delimiter: str | None = None
     warn_duplicates: bool = True
     require_kept: bool = True
+    patients: Mapping[str, str] = field(default_factory=dict)
+    patient_pattern: str = ""
 
     def __post_init__(self) -> None:
         keep = (self.keep_columns,) if isinstance(self.keep_columns, str) else tuple(self.keep_columns)
@@ -131,7 +137,7 @@ def checked(
         if isinstance(item, ReadIssue):
             yield item
             continue
-        doc = item
+        doc = assign_patient(item, options.patients, options.patient_pattern)
         issue, keep = document_check(doc, options)
         if issue is not None:
             yield issue

@@ -22,7 +22,7 @@ __all__ = ["canonical", "dumps_canonical", "named_files"]
 def canonical(value: Any) -> Any:
     """A JSON-ready, order-independent form of a config value (dataclasses, enums, mappings)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value) if f.compare}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from radeid.config.config import Config, ConfigError
+from radeid.config.language import AUTO_LANGUAGE
 from radeid.pipeline.fingerprint import canonical, dumps_canonical, named_files
 
 if TYPE_CHECKING:
@@ -66,8 +67,9 @@ class PipelineSpec:
                 object.__setattr__(self, "key", bytes(self.key))
             if not isinstance(self.key, bytes) or not self.key:
                 raise ConfigError("the key must be non-empty bytes")
-        if self.mode in KEYED_MODES and self.key is None:
-            raise ConfigError(f"{self.mode} mode needs a key (a key file or the RADEID_KEY variable)")
+        keyed = sorted(self.config.replace.modes() & KEYED_MODES)
+        if keyed and self.key is None:
+            raise ConfigError(f"{keyed[0]} mode needs a key (a key file or the RADEID_KEY variable)")
         if self.config.io.pseudonymize_ids and self.key is None:
             raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
 
@@ -102,8 +104,11 @@ class PipelineSpec:
     def build(self) -> Deidentifier:
         """The `Deidentifier` this spec describes; call it once per process (it loads everything)."""
         from radeid.pipeline.deidentifier import Deidentifier
+        from radeid.pipeline.multilingual import build_deidentifier
         from radeid.pipeline.prebuilt import lookup
 
+        if self.config.pipeline.language == AUTO_LANGUAGE:
+            return build_deidentifier(self.config, key=self.key)
         shared = lookup(self.config)  # a worker forked from the warmed fork server (`radeid.pipeline.prebuilt`)
         if shared is not None:
             return Deidentifier(self.config, key=self.key, detectors=shared[0], resolver=shared[1])

@@ -41,13 +41,19 @@ class Replacer(Protocol):
 
 
 def build_replacer(config: Config, key: bytes | None) -> Replacer:
-    """The replacer `config.replace.mode` names (a keyed mode needs `key`)."""
+    """The replacer `config.replace.mode` names, or with `[replace.categories]` one that replaces
+    each category by its own mode (a keyed mode needs `key`)."""
     mode = config.replace.mode
-    if mode in KEYED_MODES and not key:
+    keyed = sorted(config.replace.modes() & KEYED_MODES)
+    if keyed and not key:
         raise ConfigError(
-            f"{mode} mode needs a key: pass key= (or --key-file / $RADEID_KEY), or choose a mask mode "
+            f"{keyed[0]} mode needs a key: pass key= (or --key-file / $RADEID_KEY), or choose a mask mode "
             '([replace] mode = "tag")'
         )
+    if config.replace.categories:  # per-category modes: one replacer per mode behind a dispatcher
+        from radeid.replace.categories import CategoryReplacer
+
+        return CategoryReplacer.from_config(config, key)
     replacer = REPLACERS.get(mode)(config, key)
     if not isinstance(replacer, Replacer):  # a plugin's replacer: say what it lacks at once, not mid-run
         raise ConfigError(

@@ -11,6 +11,7 @@ from radeid.core.moved import lazy_exports
 
 if TYPE_CHECKING:
     from radeid.review.page import CATEGORY_COLOURS as CATEGORY_COLOURS
+    from radeid.review.page import AuditCheck as AuditCheck
     from radeid.review.page import ReviewData as ReviewData
     from radeid.review.page import ReviewDocument as ReviewDocument
     from radeid.review.page import ReviewError as ReviewError
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CATEGORY_COLOURS",
+    "AuditCheck",
     "ReviewData",
     "ReviewDocument",
     "ReviewError",
@@ -34,6 +36,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "CATEGORY_COLOURS": "radeid.review.page",
+        "AuditCheck": "radeid.review.page",
         "ReviewData": "radeid.review.page",
         "ReviewDocument": "radeid.review.page",
         "ReviewError": "radeid.review.page",

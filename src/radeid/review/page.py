@@ -12,6 +12,9 @@ Safety of the page, decided here once:
   (`<script type="application/json">`) in which `<`, `>`, `&` and `/` are written as
   `\\u003c`, `\\u003e`, `\\u0026`, `\\/`, so no text can close the element (nor spell a
   URL); the script builds the view with text nodes only (`textContent`, never `innerHTML`).
+* An audit that is not this output's (ids the output does not hold, offsets past the text or
+  cutting words) is never shown as if it were: `load_review` reports it in `ReviewData.mismatch`,
+  the page carries a warning banner, the originals stay out, and `radeid review` exits 2.
 * No network: a Content-Security-Policy with `default-src 'none'` admits only the page's own
   inline style and script, by hash; there is no external asset, font or image.
 """
@@ -27,7 +30,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ from radeid.secure.vault import VaultRow, read_vault
 
 __all__ = [
     "CATEGORY_COLOURS",
+    "AuditCheck",
     "ReviewData",
     "ReviewDocument",
     "ReviewError",
@@ -72,10 +76,6 @@ assert set(CATEGORY_COLOURS) == {c.value for c in Category}
 
 class ReviewError(RadeidIOError, ValueError):
     """The output, audit and vault do not fit together (names the document, never its text)."""
-
-
-class AuditMismatchError(ReviewError):
-    """The audit lists documents the output does not hold: it is another run's (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,9 @@ class ReviewData:
     seed: int | None = None
     source_name: str = ""
     notes: list[str] = field(default_factory=list)
+    #: How the audit fits the output; `mismatch` says what is wrong (naming both files) when it does not.
+    audit_check: AuditCheck | None = None
+    mismatch: str | None = None
 
     def summary(self) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
         """Categories, sources and the span count of each (category, source) pair."""
@@ -206,22 +209,110 @@ def _seen(docs: Iterable[Document], ids: set[str]) -> Iterator[Document]:
         yield doc
 
 
-def _audit_records(audit: str | os.PathLike[str], wanted: set[str], every_id: set[str]) -> dict[str, list[AuditRecord]]:
-    """The audit records of the `wanted` documents; `AuditMismatchError` when the audit lists a
-    document the output (`every_id`) does not hold: another run's audit would show no replacements."""
+#: Above this share of replacements that start or end inside a word, the audit is another run's
+#: (a run's own audit: under 1 in 100, a datetime's `T` say; another run's: a third to nine tenths).
+SPLIT_WORD_LIMIT = 0.25
+#: ... counted only from this many replacements on (a handful proves nothing).
+SPLIT_WORD_MIN = 4
+
+
+@dataclass(frozen=True)
+class AuditCheck:
+    """How the audit fits the output it is shown with (counts and ids only, never text): an
+    audit that lists documents the output does not hold, or whose offsets do not fit the output
+    text, is another run's, and the page would show wrong or no replacements."""
+
+    audit_documents: int = 0
+    foreign: int = 0
+    foreign_example: str | None = None
+    unfit: int = 0
+    unfit_example: str | None = None
+    split: int = 0
+    checked: int = 0
+
+    @property
+    def split_words(self) -> bool:
+        """Too many replacements cut a word in two: the offsets are not this output's."""
+        return self.checked >= SPLIT_WORD_MIN and self.split > SPLIT_WORD_LIMIT * self.checked
+
+    @property
+    def matches(self) -> bool:
+        return not (self.foreign or self.unfit or self.split_words)
+
+    def problems(self) -> list[str]:
+        """One phrase per problem found, with its counts and an example id."""
+        found: list[str] = []
+        if self.foreign == self.audit_documents and self.foreign:
+            found.append(
+                f"none of its {self.foreign} document id(s) is in the output (e.g. id {self.foreign_example!r})"
+            )
+        elif self.foreign:
+            found.append(
+                f"{self.foreign} of its {self.audit_documents} document id(s) are not in the output "
+                f"(e.g. id {self.foreign_example!r})"
+            )
+        if self.unfit:
+            found.append(
+                f"the replacements of {self.unfit} document(s) do not fit their output text "
+                f"(e.g. id {self.unfit_example!r}; shown without replacements)"
+            )
+        if self.split_words:
+            found.append(f"{self.split} of {self.checked} replacements start or end inside a word of the output text")
+        return found
+
+    def message(self, audit: str | os.PathLike[str], output: str | os.PathLike[str]) -> str:
+        """What is wrong, naming both files."""
+        return f"the audit {str(audit)!r} does not match the output {str(output)!r}: " + "; ".join(self.problems())
+
+
+def _audit_records(
+    audit: str | os.PathLike[str], wanted: set[str], every_id: set[str]
+) -> tuple[dict[str, list[AuditRecord]], AuditCheck]:
+    """The audit records of the `wanted` documents, and how many documents the audit lists that
+    the output (`every_id`) does not hold: another run's audit would show no replacements."""
     records: dict[str, list[AuditRecord]] = {}
+    listed: set[str] = set()
     foreign: set[str] = set()
     for record in read_audit(audit):
+        listed.add(record.doc_id)
         if record.doc_id in wanted:
             records.setdefault(record.doc_id, []).append(record)
         elif record.doc_id not in every_id:
             foreign.add(record.doc_id)
-    if foreign:
-        raise AuditMismatchError(
-            f"the audit {str(audit)!r} lists {len(foreign)} document(s) that are not in the output "
-            f"(e.g. id {min(foreign)!r}): it is not the audit of this output; pass the run's own --audit"
-        )
-    return records
+    return records, AuditCheck(len(listed), len(foreign), min(foreign) if foreign else None)
+
+
+def _splits_word(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) starts or ends inside a word (a replacement of this text never
+    should, bar the rare `2019-03-04T10:15`)."""
+    inside_start = 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum()
+    inside_end = 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
+    return inside_start or inside_end
+
+
+def _fit_spans(docs: Sequence[Document], records: Mapping[str, list[AuditRecord]], check: AuditCheck) -> tuple[
+    dict[str, list[ReviewSpan]], AuditCheck
+]:  # fmt: skip
+    """Each document's spans, sorted; a document whose spans overrun its text or overlap gets
+    none (and is counted in the check), and the spans that cut a word are counted."""
+    spans_of: dict[str, list[ReviewSpan]] = {}
+    unfit: list[str] = []
+    split = checked = 0
+    for doc in docs:
+        spans = sorted(
+            (ReviewSpan(r.out_start, r.out_end, r.category.value, r.subtype, r.source, r.score)
+             for r in records.get(doc.id, ())),
+            key=lambda s: (s.out_start, s.out_end),
+        )  # fmt: skip
+        ends = [0] + [s.out_end for s in spans]
+        if any(s.out_end > len(doc.text) or s.out_start < end for s, end in zip(spans, ends, strict=False)):
+            unfit.append(doc.id)
+            spans = []
+        split += sum(_splits_word(doc.text, s.out_start, s.out_end) for s in spans)
+        checked += len(spans)
+        spans_of[doc.id] = spans
+    example = min(unfit) if unfit else None
+    return spans_of, replace(check, unfit=len(unfit), unfit_example=example, split=split, checked=checked)
 
 
 def load_review(
@@ -236,8 +327,9 @@ def load_review(
     options: ReadOptions | None = None,
 ) -> ReviewData:
     """Read a run's output (a sample of it with `sample`), its audit and, with `vault` and `key`,
-    its originals. Raises `ReviewError` when an audit span does not fit its document, and
-    `WrongKeyError`/`VaultError` from the vault."""
+    its originals. An audit that does not match the output is reported in `ReviewData.audit_check`
+    (the page then says so and leaves the originals out); raises `WrongKeyError`/`VaultError` from
+    the vault and `ReviewError` when the vault does not match the audit."""
     if (vault is None) != (key is None):
         raise ValueError("the originals need both the vault and its key")
     if sample is not None and sample < 1:
@@ -245,39 +337,24 @@ def load_review(
     every_id: set[str] = set()
     docs, total = sample_documents(_seen(_documents(Path(output), fmt, options), every_id), sample, seed)
     wanted = {doc.id for doc in docs}
-    records = _audit_records(audit, wanted, every_id)
+    records, check = _audit_records(audit, wanted, every_id)
+    spans_of, check = _fit_spans(docs, records, check)
     notes: list[str] = []
-    vault_rows: Mapping[str, Sequence[VaultRow]] = {}
-    if vault is not None and key is not None:
-        vault_rows = read_vault(Path(vault), key, doc_ids=wanted)
-        missing = wanted - vault_rows.keys()
-        if missing:
-            raise ReviewError(f"{len(missing)} document(s) of the output are not in the vault (e.g. {min(missing)!r})")
-    out: list[ReviewDocument] = []
-    for doc in docs:
-        spans = sorted(
-            (
-                ReviewSpan(r.out_start, r.out_end, r.category.value, r.subtype, r.source, r.score)
-                for r in records.get(doc.id, ())
-            ),
-            key=lambda s: (s.out_start, s.out_end),
-        )
-        cursor = 0
-        for span in spans:
-            if span.out_end > len(doc.text) or span.out_start < cursor:
-                raise ReviewError(
-                    f"document {doc.id!r}: audit span [{span.out_start}, {span.out_end}) does not fit the "
-                    "output text (is this the audit of this output?)"
-                )
-            cursor = span.out_end
-        if vault is not None:
-            out.append(_originals(doc, spans, vault_rows[doc.id]))
-        else:
-            out.append(ReviewDocument(doc.id, doc.text, spans))
     if sample is not None and total > len(docs):
         notes.append(f"a seeded sample: {len(docs)} of {total} documents (seed {seed})")
-    return ReviewData(out, vault is not None, total, sample, seed if sample is not None else None,
-                      Path(output).name, notes)  # fmt: skip
+    data = ReviewData([], False, total, sample, seed if sample is not None else None, Path(output).name, notes)
+    data.audit_check = check
+    data.mismatch = None if check.matches else check.message(audit, output)
+    if vault is None or key is None or data.mismatch is not None:  # originals only where the audit fits
+        data.documents = [ReviewDocument(doc.id, doc.text, spans_of[doc.id]) for doc in docs]
+        return data
+    vault_rows = read_vault(Path(vault), key, doc_ids=wanted)
+    missing = wanted - vault_rows.keys()
+    if missing:
+        raise ReviewError(f"{len(missing)} document(s) of the output are not in the vault (e.g. {min(missing)!r})")
+    data.documents = [_originals(doc, spans_of[doc.id], vault_rows[doc.id]) for doc in docs]
+    data.has_originals = True
+    return data
 
 
 # ------------------------------------------------------------------------------------ the page
@@ -327,6 +404,38 @@ def _banner(data: ReviewData) -> str:
     )
 
 
+def _audit_banner(data: ReviewData) -> str:
+    """A warning at the top of the page when the audit is not this output's (else nothing)."""
+    if data.mismatch is None:
+        return ""
+    return (
+        '<div class="banner mismatch" id="audit-banner" role="alert">Warning: '
+        f"{html.escape(data.mismatch)}. The replacements shown here are wrong or missing: review with the "
+        "run's own audit (<code>--audit</code>).</div>"
+    )
+
+
+def _filters(data: ReviewData) -> dict[str, str]:
+    """The category and detector filter checkboxes, each with its count of replacements."""
+    esc = html.escape
+    by_category = Counter(s.category for doc in data.documents for s in doc.spans)
+    by_source = Counter(s.source for doc in data.documents for s in doc.spans)
+    return {
+        "CATEGORY_COUNT": str(len(CATEGORY_COLOURS)),
+        "SOURCE_COUNT": str(len(by_source)),
+        "CATEGORY_FILTERS": "".join(
+            f'<label><input type="checkbox" class="f-cat" value="{esc(c)}" checked> '
+            f'<span class="hl cat-{esc(c)}">{esc(c)}</span> <span class="n">{by_category[c]}</span></label>\n'
+            for c in CATEGORY_COLOURS
+        ),
+        "SOURCE_FILTERS": "".join(
+            f'<label><input type="checkbox" class="f-src" value="{esc(s, quote=True)}" checked> {esc(s)} '
+            f'<span class="n">{by_source[s]}</span></label>\n'
+            for s in sorted(by_source)
+        ),
+    }
+
+
 def build_page(data: ReviewData) -> str:
     """The whole page, as one HTML string (no external resource of any kind)."""
     folder = bundled_data_path("review")
@@ -348,7 +457,6 @@ def build_page(data: ReviewData) -> str:
         "categories": list(CATEGORY_COLOURS),
     }
     esc = html.escape
-    sources = sorted({s.source for doc in data.documents for s in doc.spans})
     about = f"{len(data.documents)} document(s) from {data.source_name}"
     if data.notes:
         about += "; " + "; ".join(data.notes)
@@ -358,19 +466,12 @@ def build_page(data: ReviewData) -> str:
         "SCRIPT": script,
         "DATA": _json_island(payload),
         "BANNER": _banner(data),
+        "AUDIT_BANNER": _audit_banner(data),
         "SUMMARY": _summary_table(data),
         "ABOUT": esc(about),
         "VERSION": esc(__version__),
-        "CATEGORY_FILTERS": "".join(
-            f'<label><input type="checkbox" class="f-cat" value="{esc(c)}" checked> '
-            f'<span class="hl cat-{esc(c)}">{esc(c)}</span></label> '
-            for c in CATEGORY_COLOURS
-        ),
-        "SOURCE_FILTERS": "".join(
-            f'<label><input type="checkbox" class="f-src" value="{esc(s, quote=True)}" checked> {esc(s)}</label> '
-            for s in sources
-        ),
         "CATEGORY_OPTIONS": "".join(f'<option value="{esc(c)}">{esc(c)}</option>' for c in CATEGORY_COLOURS),
+        **_filters(data),
     }
     # One pass, so a value (a document's text in DATA) is never itself searched for placeholders.
     return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: values[m.group(1)], template)

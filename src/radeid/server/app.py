@@ -47,6 +47,7 @@ from radeid.core.document import Document, Result
 from radeid.io.audit import audit_rows
 from radeid.io.records import bad_unicode
 from radeid.pipeline.deidentifier import Deidentifier
+from radeid.pipeline.multilingual import build_deidentifier
 from radeid.pipeline.spec import canonical
 from radeid.replace.base import REPLACERS
 
@@ -367,7 +368,7 @@ class _Pipelines:
 
     def __init__(self, config: Config, key: bytes | None) -> None:
         self.config, self.key = config, key
-        self.base = Deidentifier(config, key=key)
+        self.base = build_deidentifier(config, key=key)
         self.lock = threading.Lock()
         self._by_mode: dict[str, Deidentifier] = {config.replace.mode: self.base}
         _ = self.base.replacer  # a keyed mode without a key fails at start-up, not at the first request
@@ -379,7 +380,7 @@ class _Pipelines:
         found = self._by_mode.get(name)
         if found is None:
             config = self.config.with_section("replace", mode=name)
-            found = Deidentifier(config, key=self.key, detectors=self.base.detectors)
+            found = build_deidentifier(config, key=self.key, detectors=self.base.detectors)
             try:
                 _ = found.replacer
             except ConfigError as exc:  # e.g. surrogate mode on a server without a key

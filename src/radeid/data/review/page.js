@@ -207,11 +207,26 @@
   });
   $("export").addEventListener("click", download);
   document.querySelectorAll("input.f-cat, input.f-src").forEach((box) => box.addEventListener("change", () => show(current)));
+  // "all" / "none" above each filter group.
+  document.querySelectorAll("button.check-all, button.check-none").forEach((button) => {
+    button.addEventListener("click", () => {
+      const on = button.classList.contains("check-all");
+      document.querySelectorAll("input." + button.dataset.filter).forEach((box) => { box.checked = on; });
+      show(current);
+    });
+  });
+  // The side panel (filters, summary, keys) folds away to give the document the whole width.
+  function toggleSidebar() {
+    const hidden = document.body.classList.toggle("no-sidebar");
+    $("toggle-sidebar").setAttribute("aria-expanded", String(!hidden));
+  }
+  $("toggle-sidebar").addEventListener("click", toggleSidebar);
   document.addEventListener("keydown", (event) => {
     const tag = event.target && event.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "n" || event.key === "j") show(current + 1);
     else if (event.key === "p" || event.key === "k") show(current - 1);
+    else if (event.key === "f") toggleSidebar();
   });
   window.addEventListener("beforeunload", (event) => {
     if (marks.some((m) => m.wrong.size || m.missed.length)) event.preventDefault();

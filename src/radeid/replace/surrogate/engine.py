@@ -3,8 +3,11 @@
 Each span becomes a realistic fake of its category. Consistency needs no shared state: every
 choice is seeded by a keyed hash of (scope, normalised original) under the user's key (see
 `keyed.Keyed`: an HMAC-SHA256 subkey per scope, then keyed BLAKE2b), the scope being the patient (or the
-document when it has no patient, or nothing in corpus scope), so one patient gets the same fake
-name, MRN and date shift in every document, in any order, on any machine. Within a document a
+document when it has no patient, or nothing in corpus scope; `[surrogate.scope]` sets it per
+category, dates and ages always following the patient), so one patient gets the same fake
+name, MRN and date shift in every document, in any order, on any machine. A document without a
+patient id may take its first MRN as its patient key (`[io] patient_from = "mrn"`); an original
+in the user's dictionary (`[surrogate] replacements`) gets the user's surrogate as written. Within a document a
 short-lived memory links mentions of one entity ("Dr. Jane Smith", "Smith", "J. Smith") and
 keeps every surrogate away from the document's real PHI strings.
 
@@ -27,6 +30,7 @@ from radeid.core.document import Document, Replacement, Result, Span
 from radeid.core.registry import Registry
 from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, Generator, SurrogateContext
 from radeid.replace.surrogate.dates import AgeGenerator, DateGenerator
+from radeid.replace.surrogate.dictionary import Replacements, mrn_patient
 from radeid.replace.surrogate.identifiers import (
     EmailGenerator,
     IdGenerator,
@@ -104,8 +108,10 @@ class SurrogateReplacer:
     text. The key is the user's secret; it is used through derived subkeys only and never shown.
     """
 
-    def __init__(self, key: bytes, options: SurrogateOptions | None = None) -> None:
+    def __init__(self, key: bytes, options: SurrogateOptions | None = None, patient_from: str = "") -> None:
         self.options = options if options is not None else SurrogateOptions()
+        self._patient_from = patient_from
+        self._dictionary = Replacements.load(self.options.replacements)
         self._keyed = Keyed(key)
         self._fixed = self.options.fixed_shift()
         self._finishing = self.options.typo_rate > 0 or self.options.length_preserving
@@ -120,7 +126,7 @@ class SurrogateReplacer:
         """The `surrogate` replacement mode: `config.surrogate` options under `key`."""
         if not key:
             raise ValueError("surrogate mode needs a key")
-        return cls(key, config.surrogate)
+        return cls(key, config.surrogate, config.io.patient_from)
 
     def __repr__(self) -> str:
         return f"SurrogateReplacer(options={self.options!r})"
@@ -165,45 +171,84 @@ class SurrogateReplacer:
 
     def replace(self, document: Document, spans: Sequence[Span]) -> Result:
         """Replace every span (sorted, non-overlapping) of `document` with a surrogate."""
+        return self.replace_among(document, spans, spans)
+
+    def replace_among(self, document: Document, spans: Sequence[Span], every: Sequence[Span]) -> Result:
+        """Replace `spans`, some of the document's spans `every` (the rest replaced by other modes,
+        `[replace.categories]`): `every` is where the patient's MRN is found (`patient_from = "mrn"`)."""
         text = document.text
         spans = list(spans)
         if spans and max(span.end for span in spans) > len(text):
             raise ValueError("a span reaches past the end of the document text")
-        # a patient "p1" and a document "p1" without a patient are different scopes
-        patient_scope = f"patient:{document.patient_id}" if document.patient_id else f"document:{document.id}"
-        scope = "corpus" if self.options.scope == "corpus" else patient_scope
-        offset, age_shift = self._patient_shifts(patient_scope)
-        memory = DocumentMemory.build(text, spans)
-        ctx = SurrogateContext(
-            keyed=self._keyed,
-            options=self.options,
-            document=document,
-            scope=scope,
-            patient_scope=patient_scope,
-            date_offset=offset,
-            age_shift=age_shift,
-            letters=self._letter_map(scope),
-            memory=memory,
-            stats=self.stats,
-        )
-        names = self._plan_names(document, spans, ctx)
-        originals = memory.originals
+        contexts = self._contexts(document, spans, every)
+        names = self._plan_all_names(document, spans, contexts)
+        originals = contexts["patient"].memory.originals
+        given = [self._dictionary.get(span.category, originals[i]) for i, span in enumerate(spans)]
         parsed: list[object] = [None] * len(spans)
         for i, span in enumerate(spans):
-            if i not in names:
+            if i not in names and given[i] is None:
+                ctx = contexts[self.options.scope_of(span.category)]
                 parsed[i] = self._generator(span.category).parse(originals[i], span, ctx)
 
-        news = [names.get(i) or self._generate(span, parsed[i], originals[i], ctx) for i, span in enumerate(spans)]
-        self._separate(spans, parsed, news, names, ctx)
+        news: list[str] = []
+        for i, span in enumerate(spans):
+            own = given[i]
+            if own is not None:  # the user's own replacement, exactly as written
+                self.stats["dictionary"] += 1
+                news.append(own)
+            else:
+                ctx = contexts[self.options.scope_of(span.category)]
+                news.append(names.get(i) or self._generate(span, parsed[i], originals[i], ctx))
+        fixed = set(names) | {i for i, own in enumerate(given) if own is not None}
+        self._separate(spans, parsed, news, fixed, contexts)
         if self._finishing:
             news = [
-                self._finish(new, originals[i], span, ctx)
+                new
+                if given[i] is not None
+                else self._finish(new, originals[i], span, contexts[self.options.scope_of(span.category)])
                 for i, (span, new) in enumerate(zip(spans, news, strict=True))
             ]
         replacements = [Replacement(span, new) for span, new in zip(spans, news, strict=True)]
         self.stats["documents"] += 1
         self.stats["spans"] += len(spans)
         return Result.build(document, replacements)
+
+    def _contexts(self, document: Document, spans: list[Span], every: Sequence[Span]) -> dict[str, SurrogateContext]:
+        """The document's contexts by scope name: "patient" (the patient, else the document) and
+        "corpus" (one scope for the whole corpus), sharing one document memory."""
+        patient = document.patient_id
+        if not patient and self._patient_from == "mrn":
+            patient = mrn_patient(document.text, every)
+        # a patient "p1" and a document "p1" without a patient are different scopes
+        patient_scope = f"patient:{patient}" if patient else f"document:{document.id}"
+        offset, age_shift = self._patient_shifts(patient_scope)
+        memory = DocumentMemory.build(document.text, spans)
+        contexts: dict[str, SurrogateContext] = {}
+        for name, scope in (("patient", patient_scope), ("corpus", "corpus")):
+            contexts[name] = SurrogateContext(
+                keyed=self._keyed,
+                options=self.options,
+                document=document,
+                scope=scope,
+                patient_scope=patient_scope,
+                date_offset=offset,
+                age_shift=age_shift,
+                letters=self._letter_map(scope),
+                memory=memory,
+                stats=self.stats,
+            )
+        return contexts
+
+    def _plan_all_names(
+        self, document: Document, spans: list[Span], contexts: dict[str, SurrogateContext]
+    ) -> dict[int, str]:
+        """Person names planned together, or patients and staff apart when their scopes differ."""
+        patients, staff = (self.options.scope_of(c) for c in (Category.PATIENT, Category.HCW))
+        if patients == staff:
+            return self._plan_names(document, spans, contexts[patients], _NAME_CATEGORIES)
+        names = self._plan_names(document, spans, contexts[patients], frozenset({Category.PATIENT}))
+        names.update(self._plan_names(document, spans, contexts[staff], frozenset({Category.HCW}), False))
+        return names
 
     def _generate(self, span: Span, parsed: object, original: str, ctx: SurrogateContext) -> str:
         gen = self._generator(span.category)
@@ -225,20 +270,28 @@ class SurrogateReplacer:
         return new
 
     def _separate(
-        self, spans: list[Span], parsed: list[object], news: list[str], names: dict[int, str], ctx: SurrogateContext
+        self,
+        spans: list[Span],
+        parsed: list[object],
+        news: list[str],
+        fixed: set[int],
+        contexts: dict[str, SurrogateContext],
     ) -> None:
         """Distinct originals of one category never share a surrogate in a document ("Siemens" and
         "Philips" both "Quantivo" would merge two vendors). Of originals that drew the same fake,
         the one first in folded order keeps it, so the outcome does not depend on text order;
         the others draw again. Dates are exempt: one shift maps distinct dates apart, and two
-        spellings of one date rightly meet. Names are kept apart by the name planner."""
+        spellings of one date rightly meet. Names are kept apart by the name planner; the user's
+        own replacements (`fixed` too) are written as given."""
         owners: dict[tuple[Category, str], str] = {}
+        originals = contexts["patient"].memory.originals
         order = sorted(
-            (i for i, span in enumerate(spans) if i not in names and span.category not in _SEPARATE_EXEMPT),
-            key=lambda i: (fold(ctx.memory.originals[i]), i),
+            (i for i, span in enumerate(spans) if i not in fixed and span.category not in _SEPARATE_EXEMPT),
+            key=lambda i: (fold(originals[i]), i),
         )
         for i in order:
-            span, original = spans[i], ctx.memory.originals[i]
+            span, original = spans[i], originals[i]
+            ctx = contexts[self.options.scope_of(span.category)]
             key = fold(original)
             attempt = _SEPARATE_DRAWS_FROM
             while owners.setdefault((span.category, news[i].casefold()), key) != key:
@@ -275,13 +328,20 @@ class SurrogateReplacer:
                 closest = new  # the nearest shorter one needs the least padding
         return fallback or closest
 
-    def _plan_names(self, document: Document, spans: list[Span], ctx: SurrogateContext) -> dict[int, str]:
-        """All person names of the document at once: roles and genders settled from every
+    def _plan_names(
+        self,
+        document: Document,
+        spans: list[Span],
+        ctx: SurrogateContext,
+        categories: frozenset[Category],
+        emails_too: bool = True,
+    ) -> dict[int, str]:
+        """All person names of `categories` at once: roles and genders settled from every
         mention, each distinct part mapped once, then every mention rendered in its form."""
         text = document.text
         pools = self._pools
-        indexes = [i for i, s in enumerate(spans) if s.category in _NAME_CATEGORIES]
-        emails = [i for i, s in enumerate(spans) if s.category is Category.EMAIL]
+        indexes = [i for i, s in enumerate(spans) if s.category in categories]
+        emails = [i for i, s in enumerate(spans) if s.category is Category.EMAIL and emails_too]
         if not indexes and not emails:
             return {}
         mentions: list[NameMention] = [
@@ -305,10 +365,11 @@ class SurrogateReplacer:
                     gender = label if label in ("F", "M", "U") else "U"
                 requests.append((role, gender, norm, ascii_initial(m.group()), len(m.group()) * lp))
                 email_keys[norm] = (role, gender, norm)
-        ctx.memory.name_words = excluded
+        ctx.memory.name_words = ctx.memory.name_words | excluded
         wide = length_pools(self.options.locale) if lp else None
         parts = plan_parts(requests, pools, ctx.keyed, ctx.scope, ctx.letters, excluded, wide)
-        ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
+        if emails_too:
+            ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
 
         rich = pools.rich or ("X",)
         fallback_letter = rich[ctx.keyed.stream(ctx.scope, "initial-other").below(len(rich))]
