@@ -295,7 +295,22 @@ def label_address(text: str, locale: str = "en_US") -> tuple[Piece, ...]:
     if us and any(word_key(t) in words.foreign_types for t in text.split()):
         us = False  # "Calle Mayor 12": not a US address
     pieces = _us_pieces(text, words) if us else None
-    return tuple(_names_before_types(pieces if pieces is not None else _word_pieces(text, words)))
+    pieces = pieces if pieces is not None else _word_pieces(text, words)
+    return tuple(_names_before_types(_foreign_types_before_names(pieces, words)))
+
+
+def _foreign_types_before_names(pieces: list[Piece], words: PlaceWords) -> list[Piece]:
+    """Another language's street type between a house number and a name is a name in this one
+    ("Wall" of an English "716 Wall Harbor" is no German "Wall"): it is replaced like any name.
+    A type that opens the street ("Calle Mayor 12") stays a type."""
+    out = list(pieces)
+    at = [i for i, (_, label) in enumerate(out) if label != SEP]
+    for before, a, b in zip(at, at[1:], at[2:], strict=False):
+        key = word_key(out[a][0])
+        if (out[before][1], out[a][1], out[b][1]) == (NUMBER, TYPE, NAME) and key in words.foreign_types:
+            if key not in words.street_types:
+                out[a] = (out[a][0], NAME)
+    return out
 
 
 def is_streetlike(text: str, locale: str = "en_US") -> bool:

@@ -41,6 +41,7 @@ from radeid.replace.surrogate.identifiers import (
 )
 from radeid.replace.surrogate.initials import is_transcription_initials, render_initials
 from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
+from radeid.replace.surrogate.leaks import leaked_tokens
 from radeid.replace.surrogate.memory import DocumentMemory
 from radeid.replace.surrogate.names import (
     NameMention,
@@ -197,21 +198,25 @@ class SurrogateReplacer:
                 ctx = contexts[self.options.scope_of(span.category)]
                 parsed[i] = self._generator(span.category).parse(originals[i], span, ctx)
 
-        replacements: list[Replacement] = []
-        finishing = self._finishing
-        for i, span in enumerate(spans):
-            ctx = contexts[self.options.scope_of(work[i].category)]
-            new = given[i]
-            if new is not None:  # the user's own replacement, exactly as written
+        news: list[str] = []
+        for i in range(len(spans)):
+            own = given[i]
+            if own is not None:  # the user's own replacement, exactly as written
                 self.stats["dictionary"] += 1
-                replacements.append(Replacement(span, new))
-                continue
-            new = names.get(i)
-            if new is None:
-                new = self._generate(work[i], parsed[i], originals[i], ctx)
-            if finishing:
-                new = self._finish(new, originals[i], work[i], ctx)
-            replacements.append(Replacement(span, new))
+                news.append(own)
+            else:
+                ctx = contexts[self.options.scope_of(work[i].category)]
+                news.append(names.get(i) or self._generate(work[i], parsed[i], originals[i], ctx))
+        fixed = set(names) | {i for i, own in enumerate(given) if own is not None}
+        self._separate(work, parsed, news, fixed, contexts)
+        if self._finishing:
+            news = [
+                new
+                if given[i] is not None
+                else self._finish(new, originals[i], work[i], contexts[self.options.scope_of(work[i].category)])
+                for i, new in enumerate(news)
+            ]
+        replacements = [Replacement(span, new) for span, new in zip(spans, news, strict=True)]
         self.stats["documents"] += 1
         self.stats["spans"] += len(spans)
         return Result.build(document, replacements)
@@ -276,12 +281,53 @@ class SurrogateReplacer:
         if gen.realism_check:
             for attempt in range(1, _MAX_ATTEMPTS):
                 if new != original and new.casefold() not in ctx.memory.forbidden:
-                    break
-                self.stats["realism_retries"] += 1
+                    if not leaked_tokens(original, new, span.category):
+                        break
+                    self.stats["leak_retries"] += 1
+                else:
+                    self.stats["realism_retries"] += 1
                 new = gen.generate(parsed, ctx, attempt)
+            else:
+                if leaked_tokens(original, new, span.category):
+                    self.stats["leaks_left"] += 1
         if self.options.length_preserving and len(new) != len(original) and span.category in _WORD_CATEGORIES:
             new = self._same_length(gen, parsed, original, new, ctx)
         return new
+
+    def _separate(
+        self,
+        spans: list[Span],
+        parsed: list[object],
+        news: list[str],
+        fixed: set[int],
+        contexts: dict[str, SurrogateContext],
+    ) -> None:
+        """Distinct originals of one category never share a surrogate in a document ("Siemens" and
+        "Philips" both "Quantivo" would merge two vendors). Of originals that drew the same fake,
+        the one first in folded order keeps it, so the outcome does not depend on text order;
+        the others draw again. Dates are exempt: one shift maps distinct dates apart, and two
+        spellings of one date rightly meet. Names are kept apart by the name planner; the user's
+        own replacements (`fixed` too) are written as given."""
+        owners: dict[tuple[Category, str], str] = {}
+        originals = contexts["patient"].memory.originals
+        order = sorted(
+            (i for i, span in enumerate(spans) if i not in fixed and span.category not in _SEPARATE_EXEMPT),
+            key=lambda i: (fold(originals[i]), i),
+        )
+        for i in order:
+            span, original = spans[i], originals[i]
+            ctx = contexts[self.options.scope_of(span.category)]
+            key = fold(original)
+            attempt = _SEPARATE_DRAWS_FROM
+            while owners.setdefault((span.category, news[i].casefold()), key) != key:
+                if attempt >= _SEPARATE_DRAWS_FROM + _MAX_ATTEMPTS:
+                    self.stats["shared_left"] += 1
+                    break
+                self.stats["shared_retries"] += 1
+                new = self._generator(span.category).generate(parsed[i], ctx, attempt)
+                attempt += 1
+                if new.casefold() not in ctx.memory.forbidden and not leaked_tokens(original, new, span.category):
+                    news[i] = new
 
     def _same_length(self, gen: Generator, parsed: object, original: str, first: str, ctx: SurrogateContext) -> str:
         """`--length-preserving`: more keyed draws of the generator (attempts past the realism
@@ -409,6 +455,8 @@ class SurrogateReplacer:
         return new
 
 
+_SEPARATE_EXEMPT = frozenset({Category.DATE, Category.AGE})
+_SEPARATE_DRAWS_FROM = LENGTH_DRAWS_FROM + 256  # past the realism and length draws
 _RUN = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"(?<![\w.'-])[^\W\d_]+\s+")  # a whole word and the space after it
 _LENGTH_DRAWS_FROM = LENGTH_DRAWS_FROM  # attempts below this are the realism retries
