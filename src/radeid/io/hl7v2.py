@@ -36,7 +36,7 @@ __all__ = ["HL7", "Hl7Writer", "RawMessage", "read_hl7", "split_messages"]
 
 _START, _END = b"\x0b", b"\x1c"
 #: Where a plain file's messages start: `MSH` and a field separator, at the start of a line.
-_MSH = re.compile(rb"(?:\A|(?<=[\r\n]))MSH(?=[^A-Za-z0-9\r\n])")
+_MSH = re.compile(rb"(?:\A|(?<=[\r\n\x0b]))MSH(?=[^A-Za-z0-9\r\n])")
 #: Files up to this size are counted for a progress bar (`estimate_hl7`).
 ESTIMATE_MAX_BYTES = 256 << 20
 
@@ -54,7 +54,7 @@ class RawMessage:
 def split_messages(data: bytes) -> Iterator[RawMessage | str]:
     """The messages of a file, in order, with `prefix + body + suffix` over all of them equal to
     the file; a str is a problem (bytes that belong to no message, left out of the output)."""
-    if data.lstrip()[:1] == _START:
+    if data.lstrip(b" \t\r\n")[:1] == _START:  # (bytes.lstrip() would take 0x0b for a space)
         yield from _mllp(data)
     else:
         yield from _plain(data)
@@ -167,7 +167,8 @@ def _parse_problem(text: str) -> str | None:
     if len(text) < 8 or not text.startswith("MSH"):
         return "not an HL7 v2 message: it does not start with an MSH segment"
     try:
-        message = hl7.parse(re.sub(r"\r\n|\n", "\r", text))
+        segments = [s for s in re.split(r"\r\n|\r|\n", text) if s.strip()]  # empty segments are no segments
+        message = hl7.parse("\r".join(segments))
         message.segment("MSH")
     except Exception as exc:  # noqa: BLE001 - any parse failure is this record's problem, named by type only
         return f"the hl7 library cannot parse this message ({type(exc).__name__})"
