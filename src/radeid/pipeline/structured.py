@@ -62,7 +62,11 @@ def detection_view(doc: Document) -> Document:
         shown[start:end] = b"\x01" * (end - start)
     for item in doc.metadata.get(metakeys.STRUCTURED_SPANS) or ():
         shown[int(item[0]) : int(item[1])] = b"\x01" * (int(item[1]) - int(item[0]))
-    chars = [c if shown[i] else ("\n" if c in "\r\n" else " ") for i, c in enumerate(doc.text)]
+    # a line end after each structured value: the resolver never merges two (`OYELARAN` and `VANCE`
+    # stay two names, each propagated on its own), and segment ends stay line ends
+    chars = [
+        c if shown[i] else ("\n" if c in "\r\n" or (i and shown[i - 1]) else " ") for i, c in enumerate(doc.text)
+    ]
     for start, end in _pairs(doc.metadata, metakeys.VERBATIM):
         chars[start:end] = ["\n"] + [" "] * (end - start - 1)
     return replace(doc, text="".join(chars))

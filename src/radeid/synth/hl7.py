@@ -32,6 +32,7 @@ class SynthMessage:
     text: str
     patient: Person
     mrn: str
+    birth: date
     accession: str
     #: `(start, end)` of each mention of the patient's name in the text (offsets into `text`).
     mentions: tuple[tuple[int, int], ...]
@@ -41,14 +42,14 @@ def _ts(day: date, hour: int, minute: int) -> str:
     return f"{day:%Y%m%d}{hour:02d}{minute:02d}"
 
 
-def oru_message(fakes: Fakes, number: int, patient: Person | None = None, mrn: str | None = None) -> SynthMessage:
-    """One `ORU^R01` message (segments end in CR); pass `patient` and `mrn` for a patient's next one."""
+def oru_message(fakes: Fakes, number: int, previous: SynthMessage | None = None) -> SynthMessage:
+    """One `ORU^R01` message (segments end in CR); pass a `previous` message for its patient's next one."""
     rng = fakes.rng
-    patient = patient or fakes.person()
-    mrn = mrn or fakes.mrn()
+    patient = previous.patient if previous else fakes.person()
+    mrn = previous.mrn if previous else fakes.mrn()
     doctor = fakes.person()
     exam = fakes.day(date(2023, 1, 1), 700)
-    birth = exam - timedelta(days=rng.randrange(20 * 365, 85 * 365))
+    birth = previous.birth if previous else date(1940, 1, 1) + timedelta(days=rng.randrange(60 * 365))
     accession, hospital = fakes.accession(), fakes.hospital().upper()
     street, (city, state, zipcode) = fakes.street(), fakes.city_state_zip()
     hl7_name = f"{patient.last.upper()}^{patient.first.upper()}^{patient.middle[0]}"
@@ -75,7 +76,7 @@ def oru_message(fakes: Fakes, number: int, patient: Person | None = None, mrn: s
         if name:
             mentions.append((len(text) + len(obx), len(text) + len(obx) + len(name)))
         text += f"{obx}{name}{after}||||||F\r"
-    return SynthMessage(text, patient, mrn, accession, tuple(mentions))
+    return SynthMessage(text, patient, mrn, birth, accession, tuple(mentions))
 
 
 def oru_messages(count: int, seed: int = 0, *, per_patient: int = 1) -> list[SynthMessage]:
@@ -85,5 +86,5 @@ def oru_messages(count: int, seed: int = 0, *, per_patient: int = 1) -> list[Syn
     for number in range(count):
         fakes.reset(seed * 1_000_003 + number)
         previous = out[-1] if out and number % per_patient else None
-        out.append(oru_message(fakes, number + 1, *((previous.patient, previous.mrn) if previous else ())))
+        out.append(oru_message(fakes, number + 1, previous))
     return out
