@@ -167,3 +167,20 @@ def test_mask_and_tag_modes_keep_every_message_parseable(tmp_path: Path, cli) ->
         assert len(pids) == 3
         assert str(pids[0][5]) == ("[PATIENT]^[PATIENT]^[PATIENT]" if mode == "tag" else str(pids[0][5]))
         assert "*" in str(pids[0][5]) or mode == "tag"
+
+
+def test_a_patient_named_where_a_rule_expects_a_clinician_stays_the_patient(
+    tmp_path: Path, keyed: Deidentifier
+) -> None:
+    """ "Discussed with Vance Oyelaran" reads like a clinician to the rules; PID-5 says it is the
+    patient, so the text gets the header's surrogate (failed before: an HCW span and another name)."""
+    src = tmp_path / "in.hl7"
+    src.write_bytes(_message("M1", "Findings discussed with Vance Oyelaran by phone.").encode())
+    (doc,) = _docs(src)
+    (spans,) = keyed.detect([doc])
+    assert [(s.text_in(doc.text), s.category) for s in spans if s.text_in(doc.text) == "Vance Oyelaran"] == [
+        ("Vance Oyelaran", Category.PATIENT)
+    ]
+    (result,) = keyed.deidentify([doc])
+    pid = _segments(result.text.encode())[1]
+    assert f"{str(pid[5][0][1]).title()} {str(pid[5][0][0]).title()} by phone" in _narrative(result)

@@ -64,9 +64,7 @@ def detection_view(doc: Document) -> Document:
         shown[int(item[0]) : int(item[1])] = b"\x01" * (int(item[1]) - int(item[0]))
     # a line end after each structured value: the resolver never merges two (`OYELARAN` and `VANCE`
     # stay two names, each propagated on its own), and segment ends stay line ends
-    chars = [
-        c if shown[i] else ("\n" if c in "\r\n" or (i and shown[i - 1]) else " ") for i, c in enumerate(doc.text)
-    ]
+    chars = [c if shown[i] else ("\n" if c in "\r\n" or (i and shown[i - 1]) else " ") for i, c in enumerate(doc.text)]
     for start, end in _pairs(doc.metadata, metakeys.VERBATIM):
         chars[start:end] = ["\n"] + [" "] * (end - start - 1)
     return replace(doc, text="".join(chars))
@@ -85,7 +83,29 @@ def impose(doc: Document, resolved: Iterable[Span]) -> list[Span]:
                 clipped = span.with_(start=max(span.start, start), end=min(span.end, end))
                 kept.extend(_cut(doc.text, clipped, verbatim))
     kept = [s for s in kept if not any(s.start < t.end and t.start < s.end for t in structured)]
+    kept = _as_known_persons(doc.text, kept, structured)
     return sorted([*kept, *structured], key=lambda s: (s.start, s.end))
+
+
+_PERSONS = (Category.PATIENT, Category.HCW)
+
+
+def _as_known_persons(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
+    """A name in the prose made only of one person field's words takes that field's category: the
+    patient of PID-5 is the patient even where a rule took "Discussed with Vance Oyelaran" for a
+    clinician, so header and text get one surrogate identity."""
+    words = {
+        c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
+    }
+    out: list[Span] = []
+    for span in spans:
+        if span.category in _PERSONS:
+            mine = {w.casefold().strip(".,") for w in span.text_in(text).split()} - {""}
+            known = [c for c in _PERSONS if mine and mine <= words[c]]
+            if len(known) == 1 and known[0] is not span.category:
+                span = span.with_(category=known[0], subtype=None)
+        out.append(span)
+    return out
 
 
 def _cut(text: str, span: Span, verbatim: Sequence[tuple[int, int]]) -> list[Span]:

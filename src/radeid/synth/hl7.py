@@ -1,7 +1,8 @@
 """Synthetic HL7 v2 result messages (`ORU^R01`) with PHI in the header and in the report text.
 
 For tests and benchmarks of the `hl7` format: every message names its patient in PID-5 and again in
-its OBX text (full name, title and surname, or the surname alone), carries the MRN in PID-3 and the
+its OBX text (after a label, after a title, and once with no cue at all: the full name or the
+surname alone), carries the MRN in PID-3 and the
 accession number in OBR-3 and the text, and dates in HL7 time-stamp form and in prose. The values
 come from `radeid.synth.fakes`, so nothing is a real person. `mentions` says where the patient's
 name is written in the text, for recall measurements.
@@ -62,12 +63,12 @@ def oru_message(fakes: Fakes, number: int, previous: SynthMessage | None = None)
         f"OBR|1|P{fakes.digits(6)}|{accession}|71020^CHEST XRAY|||{_ts(exam, 15, 30)}",
     ]
     title = "Ms." if patient.female else "Mr."
-    forms = (f"{patient.first} {patient.last}", f"{title} {patient.last}", patient.last)
+    said = rng.choice((f"{patient.first} {patient.last}", patient.last))
     lines = [
-        ("Patient: ", forms[0], f", exam of {fakes.date_text(exam)}, accession {accession}."),
-        ("", forms[1], f" was compared with the study of {fakes.date_text(exam - timedelta(days=90))}."),
+        ("Patient: ", f"{patient.first} {patient.last}", f", exam of {fakes.date_text(exam)}, accession {accession}."),
+        (f"{title} ", patient.last, f" was compared with the study of {fakes.date_text(exam - timedelta(days=90))}."),
         ("Findings: ", "", rng.choice(_FINDINGS)),
-        ("Discussed with ", forms[rng.randrange(3)], f" by Dr. {doctor.last} on {fakes.date_text(exam)}."),
+        ("", said, f" tolerated the examination well; discussed with Dr. {doctor.last} on {fakes.date_text(exam)}."),
     ]
     text = "\r".join(head) + "\r"
     mentions: list[tuple[int, int]] = []
