@@ -184,3 +184,26 @@ def test_a_patient_named_where_a_rule_expects_a_clinician_stays_the_patient(
     (result,) = keyed.deidentify([doc])
     pid = _segments(result.text.encode())[1]
     assert f"{str(pid[5][0][1]).title()} {str(pid[5][0][0]).title()} by phone" in _narrative(result)
+
+
+def test_explain_shows_what_detect_does(tmp_path: Path, keyed: Deidentifier) -> None:
+    src = tmp_path / "in.hl7"
+    src.write_bytes(_message("M1", "Oyelaran tolerated the procedure; Oyelaran to return.").encode())
+    (doc,) = _docs(src)
+    explained = keyed.explain(doc)
+    assert list(explained.spans) == keyed.detect([doc])[0]
+    assert explained.proposals["structured"]
+
+
+def test_parallel_run_writes_what_a_serial_run_writes(tmp_path: Path, cli, key_file: Path) -> None:
+    config = tmp_path / "rules.toml"
+    config.write_text('[pipeline]\ndetectors = ["rules", "lexicon"]\nbatch_size = 2\n', encoding="utf-8")
+    src = tmp_path / "in.hl7"
+    src.write_bytes("".join(f"\x0b{m.text}\x1c\r" for m in oru_messages(7, seed=9, per_patient=2)).encode())
+    outs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.hl7"
+        code, log = cli("deid", src, "-o", out, "--config", config, "--key-file", key_file, "-w", workers, "-q")
+        assert code == 0, log
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\x0bMSH") == 7

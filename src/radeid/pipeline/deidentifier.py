@@ -93,11 +93,16 @@ class Deidentifier:
         The answer to "why was this not removed?" (`radeid explain`); the same detection as
         `detect`, only recorded.
         """
+        view = structured.detection_view(doc) if structured.is_structured(doc) else doc
         proposals: dict[str, list[Span]] = {}
         for detector in self.detectors:
-            proposals[detector.name] = list(detector.detect([doc])[0])
+            proposals[detector.name] = list(detector.detect([view])[0])
+        if view is not doc:
+            proposals[structured.STRUCTURED_SOURCE] = structured.seeds(doc)
         decisions: list[Decision] = []
-        final = self.resolver.resolve(doc.text, [s for spans in proposals.values() for s in spans], decisions)
+        final = self.resolver.resolve(view.text, [s for spans in proposals.values() for s in spans], decisions)
+        if view is not doc:
+            final = structured.impose(doc, final)
         return Explanation(doc, proposals, tuple(decisions), tuple(final))
 
     def deidentify(self, docs: Sequence[Document]) -> list[Result]:
