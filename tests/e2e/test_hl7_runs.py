@@ -207,3 +207,18 @@ def test_parallel_run_writes_what_a_serial_run_writes(tmp_path: Path, cli, key_f
         assert code == 0, log
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0].count(b"\x0bMSH") == 7
+
+
+def test_pseudonymized_ids_still_reidentify(tmp_path: Path, cli, key_file: Path) -> None:
+    """MSH-10 stays in the message, so the output reads back the original id, not its pseudonym
+    (failed before: "this document is not in the vault")."""
+    config = tmp_path / "rules.toml"
+    config.write_text('[pipeline]\ndetectors = ["rules", "lexicon"]\n', encoding="utf-8")
+    src, out, back, vault = (tmp_path / n for n in ("in.hl7", "out.hl7", "back.hl7", "v.parquet"))
+    src.write_bytes("".join(m.text for m in oru_messages(3, seed=2)).encode())
+    args = ("--config", config, "--key-file", key_file, "--vault", vault, "--pseudonymize-ids", "-q")
+    assert cli("deid", src, "-o", out, *args)[0] == 0
+    code, log = cli("reidentify", out, "-o", back, "--vault", vault, "--key-file", key_file, "-q")
+    assert code == 0, log
+    assert back.read_bytes() == src.read_bytes()
+    assert b"doc-" in (tmp_path / "out.hl7.audit.jsonl").read_bytes()  # the audit has the pseudonyms
