@@ -222,3 +222,21 @@ def test_pseudonymized_ids_still_reidentify(tmp_path: Path, cli, key_file: Path)
     assert code == 0, log
     assert back.read_bytes() == src.read_bytes()
     assert b"doc-" in (tmp_path / "out.hl7.audit.jsonl").read_bytes()  # the audit has the pseudonyms
+
+
+def test_non_ascii_names_repetitions_and_escapes(tmp_path: Path, keyed: Deidentifier) -> None:
+    message = (
+        "MSH|^~\\&|RIS|MERCY|EHR|CLINIC|20240401||ORU^R01|N1|P|2.5\r"
+        "PID|1||M-77||ÖZTÜRK^ÇAĞLA~O\\T\\NEILL^MAIRE||19700101\r"
+        "OBX|1|TX|IMP||Çağla Öztürk was seen.\\.br\\Öztürk consents \\T\\ agrees.||||||F\r"
+    )
+    src = tmp_path / "in.hl7"
+    src.write_bytes(message.encode())
+    (result,) = keyed.deidentify(_docs(src))
+    assert "Öztürk" not in result.text and "ÖZTÜRK" not in result.text and "NEILL" not in result.text
+    pid = _segments(result.text.encode())[1]
+    assert len(pid[5]) == 2 and "\\T\\" in result.text.split("\r")[1]  # both repetitions, the escape kept
+    prose = _narrative(result)
+    assert prose.count("\\.br\\") == 1 and " consents \\T\\ agrees." in prose
+    family = str(pid[5][0][0]).title()
+    assert prose.startswith(f"{str(pid[5][0][1]).title()} {family} was seen.\\.br\\{family} consents")
