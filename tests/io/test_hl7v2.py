@@ -141,3 +141,10 @@ def test_output_with_replacements_still_parses(tmp_path: Path) -> None:
         writer.write(Result.build(doc, [Replacement(s, "X") for s in spans]))
     parsed = hl7.parse(out.read_bytes().decode("utf-8").replace("\r\r", "\r"))
     assert str(parsed.segment("PID")[5]) == "X^X^X~X^X"
+
+
+def test_a_control_id_used_twice_gives_way_to_the_place(tmp_path: Path) -> None:
+    src = tmp_path / "in.hl7"
+    src.write_text(MSG1 + MSG1 + MSG2.replace("|MSG2|", "||"), encoding="utf-8", newline="")
+    docs, issues = _docs(src)
+    assert [d.id for d in docs] == ["MSG1", "message-2", "message-3"] and not issues

@@ -12,7 +12,8 @@ character ranges, the free-text fields the pipeline de-identifies (OBX-5 of text
 the PHI fields replaced by type (`radeid.pipeline.structured` applies both) and the escape
 sequences that stay byte for byte. The patient key (`Document.patient_id`) is PID-3's first ID, so
 two messages of one patient share a surrogate identity and a date shift across files; the record id
-is MSH-10 (the message control id), or `message-N` (its place in the file) when MSH-10 is empty.
+is MSH-10 (the message control id), or `message-N` (its place in the file) when MSH-10 is empty or
+was used by an earlier message of the file.
 Output is UTF-8.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from radeid.core import metakeys
@@ -128,12 +129,18 @@ def _iter_hl7(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue
         yield ReadIssue(source, None, None, f"cannot read the file: {exc}")
         return
     number = 0
+    seen: set[str] = set()
     for item in split_messages(data):
         if isinstance(item, str):
             yield ReadIssue(source, None, None, item)
             continue
         number += 1
-        yield _message(source, number, item, bom_encoding(options.encoding) if number == 1 else options.encoding)
+        doc = _message(source, number, item, bom_encoding(options.encoding) if number == 1 else options.encoding)
+        if isinstance(doc, Document):
+            if doc.id in seen:  # a control id used twice in one file: the message's place tells them apart
+                doc = replace(doc, id=f"message-{number}")
+            seen.add(doc.id)
+        yield doc
 
 
 def _message(source: str, number: int, raw: RawMessage, encoding: str) -> Document | ReadIssue:
