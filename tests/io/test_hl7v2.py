@@ -148,3 +148,18 @@ def test_a_control_id_used_twice_gives_way_to_the_place(tmp_path: Path) -> None:
     src.write_text(MSG1 + MSG1 + MSG2.replace("|MSG2|", "||"), encoding="utf-8", newline="")
     docs, issues = _docs(src)
     assert [d.id for d in docs] == ["MSG1", "message-2", "message-3"] and not issues
+
+
+def _segment(name: str, fields: dict[int, str]) -> str:
+    return "|".join([name, *(fields.get(n, "") for n in range(1, max(fields) + 1))]) + "\r"
+
+
+def test_guarantor_and_insurance_fields() -> None:
+    text = (
+        "MSH|^~\\&|A|B|C|D|20240101||ADT^A04|X|P|2.5\r"
+        "GT1|1||DOE^JOHN||1 Main St^^Salem^OR^97301|(503)555-0100||19600101||||123-45-6789\r"
+        + _segment("IN1", {4: "ACME INSURANCE", 8: "GRP77", 16: "ROE^JANE", 18: "19620202", 36: "POL-991"})
+    )
+    found = {(text[s:e], c) for s, e, c, _ in map_message(text).structured}
+    assert {("DOE", "PATIENT"), ("1 Main St", "LOCATION"), ("123-45-6789", "ID"), ("19600101", "DATE")} <= found
+    assert {("ACME INSURANCE", "HOSPITAL"), ("GRP77", "ID"), ("ROE", "PATIENT"), ("POL-991", "ID")} <= found

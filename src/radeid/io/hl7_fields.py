@@ -144,6 +144,32 @@ FIELDS: dict[str, dict[int, tuple[Part, ...]]] = {
         36: _TS,
     },
     "OBX": {14: _TS, 16: _xcn(), 19: _TS, 23: _ORG, 24: _XAD, 25: _xcn()},
+    # guarantor, insurance and merge segments (ADT and billing messages; an ORU may carry them too)
+    "GT1": {
+        2: _MRN,
+        3: _xpn(Category.PATIENT),
+        5: _XAD,
+        6: _XTN,
+        7: _XTN,
+        8: _TS,
+        12: (Part(0, Category.ID, "SSN"),),
+        16: _xpn(Category.PATIENT),
+        17: _XAD,
+        18: _XTN,
+        19: _MRN,
+    },
+    "IN1": {
+        4: _ORG,
+        5: _XAD,
+        7: _XTN,
+        8: (Part(0, Category.ID),),
+        16: _xpn(Category.PATIENT),
+        18: _TS,
+        19: _XAD,
+        36: (Part(0, Category.ID),),
+        49: _MRN,
+    },
+    "MRG": {1: _MRN, 2: _MRN, 3: _ID, 5: _ID, 7: _xpn(Category.PATIENT)},
 }
 
 
