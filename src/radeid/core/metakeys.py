@@ -10,17 +10,22 @@ from __future__ import annotations
 __all__ = [
     "AUGMENTED_FROM",
     "COLUMNS",
+    "FRAME",
     "IGNORED_SPANS",
     "KIND",
     "LINE",
+    "NARRATIVE",
     "NEGATIVES",
     "ORIGIN",
     "ORIGINAL_ID",
     "PATH",
     "RELPATH",
+    "RESERVED",
     "ROW",
     "SOURCE",
+    "STRUCTURED_SPANS",
     "UPPER",
+    "VERBATIM",
 ]
 
 # ---- where a document was read from (set by `radeid.io` readers)
@@ -39,6 +44,19 @@ COLUMNS = "columns"
 ORIGINAL_ID = "original_id"
 #: Gold regions that are not PHI, as sorted `(start, end)` pairs (gold readers; evaluation).
 IGNORED_SPANS = "ignored_spans"
+
+# ---- structured records (HL7 v2; set by `radeid.io.hl7v2`, used by `radeid.pipeline.structured`)
+# A structured record's text is the whole record as read; these say which parts of it are prose.
+#: Character ranges `[start, end]` of the free-text fields: the only places detections are kept.
+NARRATIVE = "narrative"
+#: PHI known from the record's structure, `[start, end, category, subtype or None]`: always replaced.
+STRUCTURED_SPANS = "structured_spans"
+#: Ranges `[start, end]` that must stay byte for byte (escape sequences): no span cuts or covers them.
+VERBATIM = "verbatim"
+#: Characters a replacement must not contain, each with what to write instead (`{"|": "\\F\\"}`).
+RESERVED = "reserved"
+#: What the writer puts before and after the record's text (`[prefix, suffix]`: MLLP framing bytes).
+FRAME = "frame"
 
 # ---- what a generated document is (synthesis, augmentation, training data)
 #: Where a generated document comes from (`"radeid-synth"`, an augmentation, prose).

@@ -43,6 +43,7 @@ class InputFormat(str, Enum):
     TXT = "txt"
     I2B2 = "i2b2"
     BRAT = "brat"
+    HL7 = "hl7"
 
     def __str__(self) -> str:
         return self.value
@@ -67,6 +68,7 @@ FORMAT_MODULES: dict[InputFormat, str] = {
     InputFormat.TXT: "radeid.io.folders",
     InputFormat.I2B2: "radeid.io.folders",
     InputFormat.BRAT: "radeid.io.folders",
+    InputFormat.HL7: "radeid.io.hl7v2",
 }
 
 #: Formats stored as one file per document (a folder, or a single file for one document).
@@ -83,6 +85,7 @@ _SUFFIXES: dict[str, InputFormat] = {
     ".txt": InputFormat.TXT,
     ".xml": InputFormat.I2B2,
     ".ann": InputFormat.BRAT,
+    ".hl7": InputFormat.HL7,
 }
 #: Formats that may be gzip-compressed (`notes.jsonl.gz`); the others are read as they are.
 _GZIP_OK = frozenset({InputFormat.JSONL, InputFormat.CSV})

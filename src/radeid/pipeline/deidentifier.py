@@ -14,6 +14,7 @@ from itertools import islice
 from radeid.config.config import Config
 from radeid.core.document import Document, Result, Span
 from radeid.detect.base import Detector, build_detector
+from radeid.pipeline import structured
 from radeid.replace.base import Replacer, build_replacer
 from radeid.resolve.resolver import Resolver
 from radeid.resolve.trace import Decision
@@ -69,12 +70,22 @@ class Deidentifier:
         return self._replacer
 
     def detect(self, docs: Sequence[Document]) -> list[list[Span]]:
-        """Resolved spans per document: sorted, non-overlapping, allow-list applied."""
+        """Resolved spans per document: sorted, non-overlapping, allow-list applied.
+
+        A structured record (HL7: `radeid.pipeline.structured`) is detected on its view, with its
+        structured PHI fields as proposals, and keeps only prose detections plus those fields."""
+        views = [structured.detection_view(doc) if structured.is_structured(doc) else doc for doc in docs]
         proposals: list[list[Span]] = [[] for _ in docs]
         for detector in self.detectors:
-            for found, spans in zip(proposals, detector.detect(docs), strict=True):
+            for found, spans in zip(proposals, detector.detect(views), strict=True):
                 found.extend(spans)
-        return [self.resolver.resolve(doc.text, spans) for doc, spans in zip(docs, proposals, strict=True)]
+        return [self._resolve(doc, view, spans) for doc, view, spans in zip(docs, views, proposals, strict=True)]
+
+    def _resolve(self, doc: Document, view: Document, proposals: list[Span]) -> list[Span]:
+        if view is doc:
+            return self.resolver.resolve(doc.text, proposals)
+        resolved = self.resolver.resolve(view.text, [*proposals, *structured.seeds(doc)])
+        return structured.impose(doc, resolved)
 
     def explain(self, doc: Document) -> Explanation:
         """Every detector's proposals for `doc`, what the resolver did with each, and the result.
@@ -82,15 +93,21 @@ class Deidentifier:
         The answer to "why was this not removed?" (`radeid explain`); the same detection as
         `detect`, only recorded.
         """
+        view = structured.detection_view(doc) if structured.is_structured(doc) else doc
         proposals: dict[str, list[Span]] = {}
         for detector in self.detectors:
-            proposals[detector.name] = list(detector.detect([doc])[0])
+            proposals[detector.name] = list(detector.detect([view])[0])
+        if view is not doc:
+            proposals[structured.STRUCTURED_SOURCE] = structured.seeds(doc)
         decisions: list[Decision] = []
-        final = self.resolver.resolve(doc.text, [s for spans in proposals.values() for s in spans], decisions)
+        final = self.resolver.resolve(view.text, [s for spans in proposals.values() for s in spans], decisions)
+        if view is not doc:
+            final = structured.impose(doc, final)
         return Explanation(doc, proposals, tuple(decisions), tuple(final))
 
     def deidentify(self, docs: Sequence[Document]) -> list[Result]:
-        return [self.replacer.replace(doc, spans) for doc, spans in zip(docs, self.detect(docs), strict=True)]
+        results = [self.replacer.replace(doc, spans) for doc, spans in zip(docs, self.detect(docs), strict=True)]
+        return [structured.escape_reserved(r) if structured.is_structured(r.document) else r for r in results]
 
     def deidentify_text(self, text: str, doc_id: str = "text", patient_id: str | None = None) -> Result:
         """Convenience for one string (the Python API's simplest entry point)."""

@@ -257,10 +257,14 @@ def reidentify_path(
     docs = _documents(input_path, input_format, options, "fail", summary, unique_ids=True)
     out_fmt = choose_output_format(input_path, output_path, input_format, None)
     restored: set[str] = set()
+    # a format that keeps its id inside the record (HL7's MSH-10) reads back the id, not its pseudonym
+    pseudonyms = {own: pseudonym for pseudonym, own in (original_ids or {}).items()}
     # Re-identified text is the original PHI: private like the vault and the key (0600 / 0700).
     with open_writer(output_path, out_fmt, options, input_path=input_path, private=True) as writer:
         for batch in _batches(docs, 256):
             for doc in batch:
+                if doc.id not in vault_rows and doc.id in pseudonyms:
+                    doc = dataclasses.replace(doc, id=pseudonyms[doc.id])
                 rows = vault_rows.get(doc.id)
                 if rows is None:
                     where = ReadIssue.at(doc.id, doc.metadata, "")

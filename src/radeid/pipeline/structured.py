@@ -1,0 +1,142 @@
+"""Structured records (HL7 v2): the pipeline's prose detection inside the free-text fields only, the
+record's own PHI fields by their type, one identity across both.
+
+A structured record's reader (`radeid.io.hl7v2`) keeps the whole record as the document's text and
+says in its metadata (`radeid.core.metakeys`) where the prose is (`NARRATIVE`), which values are PHI
+by their field (`STRUCTURED_SPANS`), which characters must stay byte for byte (`VERBATIM`: escape
+sequences) and which characters a replacement must not write (`RESERVED`: the separators).
+
+- The detectors see a *view* of the same length: the prose and the structured values as they are,
+  everything else blanked (segment ends become line ends, escapes become a line end), so a model is
+  not misled by segment syntax and a name never runs across an escape.
+- The resolver gets the structured values as proposals: its propagation finds a name written only in
+  PID-5 (`OYELARAN^VANCE`) again in the report text (`Vance Oyelaran`).
+- Then `impose` keeps the resolved spans inside the prose, cut at verbatim ranges, and adds the
+  structured spans exactly as the reader gave them (they always win: they are known, not guessed).
+- After replacement, `escape_reserved` writes each separator a surrogate happens to contain as its
+  escape, so every output still parses.
+
+Documents without these keys go through the pipeline untouched.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from radeid.core import metakeys
+from radeid.core.categories import Category
+from radeid.core.document import Document, Result, Span
+
+__all__ = ["STRUCTURED_SOURCE", "detection_view", "escape_reserved", "impose", "is_structured", "seeds"]
+
+#: The source of a span a record's structure gave (a PHI field), not a detector.
+STRUCTURED_SOURCE = "structured"
+
+
+def is_structured(doc: Document) -> bool:
+    return metakeys.NARRATIVE in doc.metadata
+
+
+def _pairs(metadata: Mapping[str, Any], key: str) -> list[tuple[int, int]]:
+    return sorted((int(r[0]), int(r[1])) for r in metadata.get(key) or ())
+
+
+def seeds(doc: Document) -> list[Span]:
+    """The record's structured PHI as spans, cut at its verbatim ranges."""
+    verbatim = _pairs(doc.metadata, metakeys.VERBATIM)
+    spans: list[Span] = []
+    for item in doc.metadata.get(metakeys.STRUCTURED_SPANS) or ():
+        start, end, category, subtype = item
+        span = Span(int(start), int(end), Category(category), subtype, 1.0, STRUCTURED_SOURCE)
+        spans.extend(_cut(doc.text, span, verbatim))
+    return sorted(spans, key=lambda s: (s.start, s.end))
+
+
+def detection_view(doc: Document) -> Document:
+    """`doc` with a text of the same length showing only its prose and structured values."""
+    shown = bytearray(len(doc.text))
+    for start, end in _pairs(doc.metadata, metakeys.NARRATIVE):
+        shown[start:end] = b"\x01" * (end - start)
+    for item in doc.metadata.get(metakeys.STRUCTURED_SPANS) or ():
+        shown[int(item[0]) : int(item[1])] = b"\x01" * (int(item[1]) - int(item[0]))
+    # a line end after each structured value: the resolver never merges two (`OYELARAN` and `VANCE`
+    # stay two names, each propagated on its own), and segment ends stay line ends
+    chars = [c if shown[i] else ("\n" if c in "\r\n" or (i and shown[i - 1]) else " ") for i, c in enumerate(doc.text)]
+    for start, end in _pairs(doc.metadata, metakeys.VERBATIM):
+        chars[start:end] = ["\n"] + [" "] * (end - start - 1)
+    return replace(doc, text="".join(chars))
+
+
+def impose(doc: Document, resolved: Iterable[Span]) -> list[Span]:
+    """The final spans of a structured record: resolved spans within its prose (cut at verbatim
+    ranges), then its structured spans, which replace anything they overlap."""
+    regions = _pairs(doc.metadata, metakeys.NARRATIVE)
+    verbatim = _pairs(doc.metadata, metakeys.VERBATIM)
+    structured = seeds(doc)
+    kept: list[Span] = []
+    for span in resolved:
+        for start, end in regions:
+            if span.start < end and start < span.end:
+                clipped = span.with_(start=max(span.start, start), end=min(span.end, end))
+                kept.extend(_cut(doc.text, clipped, verbatim))
+    kept = [s for s in kept if not any(s.start < t.end and t.start < s.end for t in structured)]
+    kept = _as_known_persons(doc.text, kept, structured)
+    return sorted([*kept, *structured], key=lambda s: (s.start, s.end))
+
+
+_PERSONS = (Category.PATIENT, Category.HCW)
+
+
+def _as_known_persons(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
+    """A name in the prose made only of one person field's words takes that field's category: the
+    patient of PID-5 is the patient even where a rule took "Discussed with Vance Oyelaran" for a
+    clinician, so header and text get one surrogate identity."""
+    words = {
+        c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
+    }
+    out: list[Span] = []
+    for span in spans:
+        if span.category in _PERSONS:
+            mine = {w.casefold().strip(".,") for w in span.text_in(text).split()} - {""}
+            known = [c for c in _PERSONS if mine and mine <= words[c]]
+            if len(known) == 1 and known[0] is not span.category:
+                span = span.with_(category=known[0], subtype=None)
+        out.append(span)
+    return out
+
+
+def _cut(text: str, span: Span, verbatim: Sequence[tuple[int, int]]) -> list[Span]:
+    """`span` without the verbatim ranges it overlaps, each piece trimmed of spaces (none empty)."""
+    pieces: list[tuple[int, int]] = []
+    cursor = span.start
+    first = bisect.bisect_left(verbatim, (span.start - 64, 0))  # escapes are short: look a little back
+    for start, end in verbatim[first:]:
+        if start >= span.end:
+            break
+        if end <= cursor:
+            continue
+        pieces.append((cursor, start))
+        cursor = max(cursor, end)
+    pieces.append((cursor, span.end))
+    out: list[Span] = []
+    for start, end in pieces:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))
+    return out
+
+
+def escape_reserved(result: Result) -> Result:
+    """`result` with each reserved character of a replacement written as the record asks."""
+    reserved: Mapping[str, str] = result.document.metadata.get(metakeys.RESERVED) or {}
+    if not reserved or not any(ch in r.new_text for r in result.replacements for ch in reserved):
+        return result
+    table = str.maketrans(dict(reserved))
+    fixed = [replace(r, new_text=r.new_text.translate(table)) for r in result.replacements]
+    return Result.build(result.document, fixed)
