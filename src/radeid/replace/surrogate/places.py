@@ -579,6 +579,10 @@ class LocationGenerator:
         return shape_scramble(text, stream) if five else text
 
     def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "", aim: bool = False) -> str:
+        plz = _POSTCODE_CITY.fullmatch(seg)
+        if plz:  # "D-69117 Heidelberg", "28013 Madrid": the postcode's shape, another town
+            city = whole_case(plz.group("city"), self._choose("cities", plz.group("city"), stream, aim))
+            return new_number(plz.group("code"), stream) + plz.group("sep") + city
         if not kind:
             m = _STATE_ZIP.fullmatch(seg)
             if m and state_of(m.group("state"), self.pools):
@@ -621,6 +625,10 @@ class LocationGenerator:
         if kind == "state_code":
             return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
         return whole_case(seg, new_name)
+
+
+# a European postcode before its town (the US "City, ST 12345" order is read elsewhere)
+_POSTCODE_CITY = re.compile(r"(?P<code>(?:[A-Z]{1,2}-)?\d{4,5})(?P<sep>[ \t]+)(?P<city>[^\W\d_][^\d,;]*)")
 
 
 def _room(ident: str, stream: KeyStream) -> str:
