@@ -11,7 +11,7 @@ import sys
 import pytest
 from surrogate_helpers import doc_with
 
-from radeid import Category
+from radeid import Category, Document, Span
 from radeid.replace.surrogate import SurrogateOptions, SurrogateReplacer
 
 LOC, HOSP, HCW = Category.LOCATION, Category.HOSPITAL, Category.HCW
@@ -177,3 +177,25 @@ def test_usaddress_is_imported_only_when_an_address_is_read() -> None:
         "assert 'usaddress' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "town", "locale"),
+    [
+        ("Wohnhaft in Leipzig. Anschrift: Hauptstraße 3, 04109 Leipzig. Geboren in Leipzig.", "Leipzig", "de_DE"),
+        ("Seen in Boston. Lives at 12 Elm Street, Boston, MA 02114.", "Boston", "en_US"),
+    ],
+)
+def test_one_town_gets_one_surrogate_alone_and_in_an_address(text: str, town: str, locale: str) -> None:
+    starts = [m.start() for m in re.finditer(town, text)]
+    address = re.search(r"(?:Hauptstraße|12 Elm)[^.]*", text)
+    assert address is not None
+    alone = [Span(s, s + len(town), Category.LOCATION) for s in starts if not address.start() <= s < address.end()]
+    spans = sorted([*alone, Span(address.start(), address.end(), Category.LOCATION)])
+    for i in range(20):
+        out = SurrogateReplacer(bytes([i]) * 32, SurrogateOptions(locale=locale)).replace(
+            Document("d", text, patient_id="p"), spans
+        )
+        towns = {r.new_text for r in out.replacements if r.span.end - r.span.start == len(town)}
+        assert len(towns) == 1 and town not in out.text
+        assert next(iter(towns)) in [r.new_text for r in out.replacements if r.span.start == address.start()][0]

@@ -156,3 +156,27 @@ def test_dicom_uids_stay_valid_uids_for_many_keys(uid: str) -> None:
         assert new != uid
         seen.add(new)
     assert len(seen) == 50
+
+
+@pytest.mark.parametrize(
+    ("phone", "locale", "kept"),
+    [
+        ("+34 912 345 678", "es_ES", "+34 "),
+        ("+49 30 1234567", "en_US", "+49 "),
+        ("0049 89 123456", "de_DE", "0049 "),
+        ("06221 4837261", "de_DE", "0"),
+        ("0171/1234567", "de_DE", "0"),
+    ],
+)
+def test_a_phones_country_code_and_trunk_zero_stay(phone: str, locale: str, kept: str) -> None:
+    from radeid.replace.surrogate import SurrogateOptions
+
+    for i in range(20):
+        doc = Document("d", phone, patient_id="p1")
+        new = (
+            SurrogateReplacer(bytes([i]) * 32, SurrogateOptions(locale=locale))
+            .replace(doc, [Span(0, len(phone), Category.PHONE)])
+            .text
+        )
+        assert new.startswith(kept) and new != phone and shape(new) == shape(phone)
+        assert new[len(kept)] != "0"  # an area code never starts with 0

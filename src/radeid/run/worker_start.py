@@ -189,12 +189,14 @@ def load_lazy_tables() -> None:
     place context), the name tables of the lower-case name rules, and the 20 MB WGND table (a first
     name the smaller gender tables do not know), and the Unicode skeleton's tables (the confusables,
     for text that is not ASCII), the facility lexicon and the US address parser's model (a facility
-    or a street address the sample lacks). Most corpora need them, and a worker that loads one
-    itself pays up to 0.3 CPU-seconds before its first batch is done."""
+    or a street address the sample lacks), and the generic words surrogates may keep. Most corpora
+    need them, and a worker that loads one itself pays up to 0.3 CPU-seconds before its first batch is done."""
+    from radeid.core.categories import Category
     from radeid.detect.normalize import load_skeleton_tables
     from radeid.patterns.forms import common_words, function_words, person_names
     from radeid.patterns.gazetteer import load_tables
     from radeid.patterns.validators import load_name_tables
+    from radeid.replace.surrogate.leaks import generic_words
     from radeid.replace.surrogate.name_pools import wgnd_gender
     from radeid.replace.surrogate.places import load_place_tables
 
@@ -206,6 +208,8 @@ def load_lazy_tables() -> None:
     wgnd_gender("warm")
     load_skeleton_tables()
     load_place_tables()
+    for category in Category:  # the words a surrogate may keep (`leaks`): read once per category
+        generic_words(category)
 
 
 def watch_coordinator(coordinator: int) -> None:

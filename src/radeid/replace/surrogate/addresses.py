@@ -333,7 +333,10 @@ def english_ordinal(n: int) -> str:
 def new_number(tok: str, stream: KeyStream) -> str:
     """A house, floor or unit number of the same shape, never the original: digit for digit (no
     new leading zero), letter for letter, "3rd" -> "5th" (the suffix follows the number), "3º"
-    -> "7º"."""
+    -> "7º". A postcode's country letters stay ("D-69117" -> "D-53033")."""
+    prefix = _POSTCODE_COUNTRY.match(tok)
+    if prefix and any(c.isdigit() for c in tok[prefix.end() :]):
+        return prefix.group() + new_number(tok[prefix.end() :], stream)
     m = _ORDINAL.fullmatch(tok)
     for _ in range(8):
         if m and m.group(2) and m.group(2).lower() in ("st", "nd", "rd", "th"):
@@ -345,6 +348,9 @@ def new_number(tok: str, stream: KeyStream) -> str:
         if new != tok:
             return new
     return new
+
+
+_POSTCODE_COUNTRY = re.compile(r"(?:D|A|CH|FL|F|I|L|B|NL|E)-(?=\d{4,5}$)")
 
 
 def _scramble(tok: str, stream: KeyStream) -> str:

@@ -26,6 +26,7 @@ weekday names of other languages (`LOCAL_MONTHS` and the tables beside it), whic
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -519,6 +520,24 @@ def _merge(template: tuple[Field | str, ...]) -> Template:
         else:
             out.append(item)
     return tuple(out)
+
+
+def localized(parsed: ParsedDate, lang: str) -> ParsedDate:
+    """`parsed` with its month word read as language `lang`'s where the two languages spell that
+    month alike ("22. November 2024" in a German report): its surrogate is then written in `lang`
+    too ("13. Juli 2024", never "13. July 2024")."""
+    if lang not in LOCAL_MONTHS or not parsed.month:
+        return parsed
+    month = parsed.month - 1
+    out: list[Field | str] = []
+    for item in parsed.template:
+        if isinstance(item, Field) and item.kind == "MON":
+            if item.form == "full" and MONTHS[month].casefold() == LOCAL_MONTHS[lang][month].casefold():
+                item = Field("MON", item.pad, lang, item.case)
+            elif item.form == "abbr" and MONTHS[month][:3].casefold() == LOCAL_MONTH_ABBR[lang][month].casefold():
+                item = Field("MON", item.pad, f"{lang}_abbr", item.case)
+        out.append(item)
+    return dataclasses.replace(parsed, template=tuple(out))
 
 
 def _word(name: str, form: str, case: str, value: int, kind: str) -> str:

@@ -35,6 +35,7 @@ from radeid.replace.surrogate.date_template import (
     Field,
     ParsedDate,
     Template,
+    localized,
     parse_date,
     render,
     scramble_date,
@@ -206,6 +207,8 @@ class DateGenerator:
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None]:
         parsed = parse_date(original, self.day_first)
+        if parsed is not None:
+            parsed = localized(parsed, ctx.options.locale.partition("_")[0])
         if parsed is not None and parsed.kind == "ymd":
             ctx.memory.full_years.append(parsed.year)
             ctx.memory.full_dates.append((span.start, parsed))

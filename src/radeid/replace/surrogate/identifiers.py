@@ -84,6 +84,28 @@ def uid_surrogate(uid: str, stream: KeyStream) -> str:
     return ".".join(out)
 
 
+_COUNTRY_CODE = re.compile(r"\s*(?:\+|00)(?!1\b)\d{2}(?!\d)|\s*\+\d{1,3}(?!\d)|\s*(?:\(0\)|0)(?=\d)")
+
+
+def _trunk_prefix(original: str, locale: str) -> str:
+    """What a number's own country keeps: `+49`, `+34`, or (outside North American locales)
+    `0049` or the trunk `0` of `06221`. North American numbers have none: they become NPA-555-01XX."""
+    text = original.lstrip()
+    trunk = not locale.endswith(("_US", "_CA")) and (text.startswith("0") or text.startswith("(0)"))
+    if text.startswith("+1") or not (text.startswith("+") or trunk):
+        return ""
+    m = _COUNTRY_CODE.match(original)
+    return m.group() if m else ""
+
+
+def _nonzero_start(text: str, stream: KeyStream) -> str:
+    """The first digit made 1-9: after a country code or trunk 0, an area code never starts with 0."""
+    for i, ch in enumerate(text):
+        if ch.isdigit():
+            return text[:i] + (ch if ch != "0" else str(1 + stream.below(9))) + text[i + 1 :]
+    return text
+
+
 class PhoneGenerator:
     """Phone, fax and pager numbers: North American numbers become NPA-555-01XX."""
 
@@ -100,8 +122,10 @@ class PhoneGenerator:
         original = parsed.original
         digits = [ch for ch in original if ch.isdigit()]
         n = len(digits)
-        international = original.lstrip().startswith("+") and not original.lstrip().startswith("+1")
-        if international or n < 7 or n in (8, 9):
+        head = _trunk_prefix(original, ctx.options.locale)
+        if head:  # +49 30 ..., 0049 ..., 06221 ...: the country code and trunk 0 stay, the rest is keyed
+            return head + _nonzero_start(shape_scramble(original[len(head) :], stream), stream)
+        if n < 7 or n in (8, 9):
             return shape_scramble(original, stream)
         line = f"55501{stream.below(100):02d}"
         if n == 7:

@@ -507,7 +507,7 @@ class LocationGenerator:
         if kind != "address":
             lead = original[: len(original) - len(original.lstrip())]
             trail = original[len(original.rstrip()) :]
-            return lead + self._segment(original.strip(), stream, ctx, kind, aim) + trail
+            return lead + self._segment(original.strip(), stream, ctx, kind, aim, tail) + trail
         out = []
         for m in _SEGMENT.finditer(original):
             piece = m.group()
@@ -516,7 +516,7 @@ class LocationGenerator:
                 continue
             lead = piece[: len(piece) - len(piece.lstrip())]
             trail = piece[len(piece.rstrip()) :]
-            out.append(lead + self._segment(piece.strip(), stream, ctx, "", aim) + trail)
+            out.append(lead + self._segment(piece.strip(), stream, ctx, "", aim, tail) + trail)
         return "".join(out)
 
     def _address(self, original: str, ctx: SurrogateContext, tail: tuple[str, ...], aim: bool) -> str:
@@ -536,7 +536,7 @@ class LocationGenerator:
                     j += 2
                 text = "".join(p[0] for p in pieces[i : j + 1])
             stream = ctx.keyed.stream(ctx.scope, "address", label, fold(text), *tail)
-            new = self._part(text, label, stream, ctx, avoid, aim, state)
+            new = self._part(text, label, stream, ctx, avoid, aim, state, tail)
             if label == ad.STATE:
                 state = (self.pools.state_by_key.get(fold(new).rstrip(".")) or ("", ""))[1]
             out.append(new)
@@ -544,7 +544,15 @@ class LocationGenerator:
         return "".join(out)
 
     def _part(
-        self, text: str, label: str, stream: KeyStream, ctx: SurrogateContext, avoid: set[str], aim: bool, state: str
+        self,
+        text: str,
+        label: str,
+        stream: KeyStream,
+        ctx: SurrogateContext,
+        avoid: set[str],
+        aim: bool,
+        state: str,
+        tail: tuple[str, ...] = (),
     ) -> str:
         """One labelled part of an address, in its own form."""
         if label in ad.KEPT or not any(c.isalnum() for c in text):
@@ -557,7 +565,9 @@ class LocationGenerator:
         if label == ad.STATE:
             return self._state(text, stream, ctx, "state_code" if len(text.rstrip(".")) == 2 else "state")
         if label in (ad.COUNTRY, ad.SEGMENT):
-            return self._segment(text, stream, ctx, "country" if label == ad.COUNTRY else "", aim)
+            return self._segment(text, stream, ctx, "country" if label == ad.COUNTRY else "", aim, tail)
+        if label == ad.CITY:  # one town, one surrogate, in an address or alone ("Leipzig" twice)
+            stream = _city_stream(ctx, text, tail)
         pool = "cities" if label == ad.CITY else ("street_words" if stream.below(2) else "surnames")
         for _ in range(8):
             word = self._choose(pool, text.rstrip(".,"), stream, aim)
@@ -578,7 +588,19 @@ class LocationGenerator:
             return text[0] + shape_scramble(text[1:], stream)
         return shape_scramble(text, stream) if five else text
 
-    def _segment(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str = "", aim: bool = False) -> str:
+    def _segment(
+        self,
+        seg: str,
+        stream: KeyStream,
+        ctx: SurrogateContext,
+        kind: str = "",
+        aim: bool = False,
+        tail: tuple[str, ...] = (),
+    ) -> str:
+        plz = _POSTCODE_CITY.fullmatch(seg)
+        if plz:  # "D-69117 Heidelberg", "28013 Madrid": the postcode's shape, another town
+            city = whole_case(plz.group("city"), self._town(plz.group("city"), ctx, aim, tail))
+            return new_number(plz.group("code"), stream) + plz.group("sep") + city
         if not kind:
             m = _STATE_ZIP.fullmatch(seg)
             if m and state_of(m.group("state"), self.pools):
@@ -608,7 +630,16 @@ class LocationGenerator:
             return whole_case(seg, country)
         if kind == "street" and is_streetlike(seg, self.locale):
             return self._address(seg, ctx, (fold(seg),), aim)
-        return whole_case(seg, self._choose("cities", seg, stream, aim))
+        return whole_case(seg, self._town(seg, ctx, aim, tail))
+
+    def _town(self, seg: str, ctx: SurrogateContext, aim: bool, tail: tuple[str, ...] = ()) -> str:
+        """A town for town `seg`, the same wherever `seg` is written (alone or in an address)."""
+        stream = _city_stream(ctx, seg, tail)
+        for _ in range(8):
+            town = self._choose("cities", seg, stream, aim)
+            if fold(town) != fold(seg):
+                break
+        return town
 
     def _state(self, seg: str, stream: KeyStream, ctx: SurrogateContext, kind: str) -> str:
         """Another state in the same form: a name for a name, a postal code for a code."""
@@ -621,6 +652,16 @@ class LocationGenerator:
         if kind == "state_code":
             return new_abbr + seg[len(seg.rstrip(".")) :] if seg[:1].isupper() or not seg else new_abbr.lower()
         return whole_case(seg, new_name)
+
+
+def _city_stream(ctx: SurrogateContext, town: str, tail: tuple[str, ...] = ()) -> KeyStream:
+    """A town's own stream: the same town alone or in an address gets the same fake; `tail` (a
+    redraw's attempt and salt) moves it when two towns of a document would meet."""
+    return ctx.keyed.stream(ctx.scope, "town", fold(town.strip().rstrip(".,")), *tail)
+
+
+# a European postcode before its town (the US "City, ST 12345" order is read elsewhere)
+_POSTCODE_CITY = re.compile(r"(?P<code>(?:[A-Z]{1,2}-)?\d{4,5})(?P<sep>[ \t]+)(?P<city>[^\W\d_][^\d,;]*)")
 
 
 def _room(ident: str, stream: KeyStream) -> str:
