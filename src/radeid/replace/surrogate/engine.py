@@ -125,6 +125,9 @@ class SurrogateReplacer:
         self._letters: dict[str, dict[str, str]] = {}
         self._shifts: dict[str, tuple[int, int]] = {}
         self._generators: dict[Category, Generator] = {}
+        # a second ("corpus") context is built per document only when some category uses it
+        self._scopes = {c: self.options.scope_of(c) for c in Category}
+        self._any_corpus = "corpus" in self._scopes.values()
 
     @classmethod
     def from_config(cls, config: Config, key: bytes | None) -> SurrogateReplacer:
@@ -191,12 +194,14 @@ class SurrogateReplacer:
         originals = contexts["patient"].memory.originals
         work = self._facility_names(spans, originals)
         names = self._plan_all_names(document, work, contexts)
-        given = [self._dictionary.get(span.category, originals[i]) for i, span in enumerate(spans)]
+        given: list[str | None] = [None] * len(spans)
+        if self._dictionary:
+            given = [self._dictionary.get(span.category, originals[i]) for i, span in enumerate(spans)]
+        ctx_of = {c: contexts[self._scopes[c]] for c in {span.category for span in work}}
         parsed: list[object] = [None] * len(spans)
         for i, span in enumerate(work):
             if i not in names and given[i] is None:
-                ctx = contexts[self.options.scope_of(span.category)]
-                parsed[i] = self._generator(span.category).parse(originals[i], span, ctx)
+                parsed[i] = self._generator(span.category).parse(originals[i], span, ctx_of[span.category])
 
         news: list[str] = []
         for i in range(len(spans)):
@@ -205,15 +210,12 @@ class SurrogateReplacer:
                 self.stats["dictionary"] += 1
                 news.append(own)
             else:
-                ctx = contexts[self.options.scope_of(work[i].category)]
-                news.append(names.get(i) or self._generate(work[i], parsed[i], originals[i], ctx))
+                news.append(names.get(i) or self._generate(work[i], parsed[i], originals[i], ctx_of[work[i].category]))
         fixed = set(names) | {i for i, own in enumerate(given) if own is not None}
-        self._separate(work, parsed, news, fixed, contexts)
+        self._separate(work, parsed, news, fixed, ctx_of)
         if self._finishing:
             news = [
-                new
-                if given[i] is not None
-                else self._finish(new, originals[i], work[i], contexts[self.options.scope_of(work[i].category)])
+                new if given[i] is not None else self._finish(new, originals[i], work[i], ctx_of[work[i].category])
                 for i, new in enumerate(news)
             ]
         replacements = [Replacement(span, new) for span, new in zip(spans, news, strict=True)]
@@ -232,7 +234,10 @@ class SurrogateReplacer:
         offset, age_shift = self._patient_shifts(patient_scope)
         memory = DocumentMemory.build(document.text, spans)
         contexts: dict[str, SurrogateContext] = {}
-        for name, scope in (("patient", patient_scope), ("corpus", "corpus")):
+        names = (
+            (("patient", patient_scope), ("corpus", "corpus")) if self._any_corpus else (("patient", patient_scope),)
+        )
+        for name, scope in names:
             contexts[name] = SurrogateContext(
                 keyed=self._keyed,
                 options=self.options,
@@ -300,7 +305,7 @@ class SurrogateReplacer:
         parsed: list[object],
         news: list[str],
         fixed: set[int],
-        contexts: dict[str, SurrogateContext],
+        ctx_of: dict[Category, SurrogateContext],
     ) -> None:
         """Distinct originals of one category never share a surrogate in a document ("Siemens" and
         "Philips" both "Quantivo" would merge two vendors). Of originals that drew the same fake,
@@ -308,15 +313,21 @@ class SurrogateReplacer:
         the others draw again. Dates are exempt: one shift maps distinct dates apart, and two
         spellings of one date rightly meet. Names are kept apart by the name planner; the user's
         own replacements (`fixed` too) are written as given."""
+        candidates = [i for i, span in enumerate(spans) if i not in fixed and span.category not in _SEPARATE_EXEMPT]
+        if not candidates:
+            return
+        originals = next(iter(ctx_of.values())).memory.originals
+        first: dict[tuple[Category, str], str] = {}
+        for i in candidates:  # one cheap pass: most documents have no two originals on one fake
+            mine = originals[i].casefold()
+            if first.setdefault((spans[i].category, news[i].casefold()), mine) != mine:
+                break
+        else:
+            return
         owners: dict[tuple[Category, str], str] = {}
-        originals = contexts["patient"].memory.originals
-        order = sorted(
-            (i for i, span in enumerate(spans) if i not in fixed and span.category not in _SEPARATE_EXEMPT),
-            key=lambda i: (fold(originals[i]), i),
-        )
-        for i in order:
+        for i in sorted(candidates, key=lambda i: (fold(originals[i]), i)):
             span, original = spans[i], originals[i]
-            ctx = contexts[self.options.scope_of(span.category)]
+            ctx = ctx_of[span.category]
             key = fold(original)
             attempt = _SEPARATE_DRAWS_FROM
             while owners.setdefault((span.category, news[i].casefold()), key) != key:

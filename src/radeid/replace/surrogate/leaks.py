@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from radeid.core.categories import Category
 from radeid.core.resources import bundled_data_path
@@ -80,12 +80,22 @@ def leaked_tokens(original: str, surrogate: str, category: Category) -> frozense
     name planner)."""
     if category in _VALUE_CHECKED:
         return frozenset()
-    kept = {m.group().casefold() for m in _TOKEN.finditer(surrogate)}
-    if not kept:
+    candidates = _candidates(original, category)
+    if not candidates:
         return frozenset()
+    folded = surrogate.casefold()
+    if not any(w in folded for w in candidates):  # a substring test first: most surrogates share nothing
+        return frozenset()
+    kept = {m.group().casefold() for m in _TOKEN.finditer(surrogate)}
+    shared = candidates & kept
     generic = generic_words(category)
-    shared = {w for w in (m.group().casefold() for m in _TOKEN.finditer(original)) if len(w) > 1 and w in kept}
-    shared -= generic.words
     if shared & generic.street_types:
         shared -= _kind_words(original, generic)
     return frozenset(shared)
+
+
+@lru_cache(maxsize=1 << 14)
+def _candidates(original: str, category: Category) -> frozenset[str]:
+    """The words of `original` that would be a leak if kept (2+ characters, not generic)."""
+    words = {m.group().casefold() for m in _TOKEN.finditer(original)}
+    return frozenset(w for w in words if len(w) > 1) - generic_words(category).words

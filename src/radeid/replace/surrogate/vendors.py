@@ -54,6 +54,9 @@ class VendorGenerator:
         self.brands = tuple(b for b in self.pools.vendor_names if fold(b) not in real)
         # scope -> its keyed bytes, which give every bucket's permutation: pure, so only a cache
         self._scope_bytes: dict[str, bytes] = {}
+        # (scope, original, draw, same length) -> the rendered fake: a pure function, and one vendor
+        # is named in many reports of a corpus
+        self._rendered: dict[tuple[str, str, int, bool], str] = {}
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, tuple[tuple[str, str, str], ...]]:
         return original, self._tokens(original)
@@ -82,7 +85,13 @@ class VendorGenerator:
         claims = ctx.memory.claims
         new = original
         for draw in range(attempt, attempt + _MAX_DRAWS):
-            new = self._render(original, tokens, ctx, draw)
+            key = (ctx.scope, original, draw, ctx.options.length_preserving)
+            found = self._rendered.get(key)
+            if found is None:
+                if len(self._rendered) > 1 << 15:
+                    self._rendered.clear()
+                found = self._rendered[key] = self._render(original, tokens, ctx, draw)
+            new = found
             if claims.setdefault(("VENDOR", new.casefold()), owner) == owner:
                 break
         return new
