@@ -1,5 +1,9 @@
 """`SurrogateReplacer`: hide in plain sight.
 
+Kept as one module (about 570 lines): one document's replacement is one sequence (contexts, names,
+generation, redraws, separation, finishing) whose steps share its state; the seam, if it grows, is
+the `--length-preserving` finishing at the bottom.
+
 Each span becomes a realistic fake of its category. Consistency needs no shared state: every
 choice is seeded by a keyed hash of (scope, normalised original) under the user's key (see
 `keyed.Keyed`: an HMAC-SHA256 subkey per scope, then keyed BLAKE2b), the scope being the patient (or the

@@ -5,6 +5,10 @@ street address with the same house-number length and street type, "Boston, MA 02
 city, state and ZIP; an acronym stays an acronym of the same length (and when the document also
 spells the facility out, the acronym becomes the initials of that facility's surrogate).
 Pools are built once per locale; choices are keyed per scope like everything else.
+
+Kept as one module (about 680 lines): the facility and location generators share the pools, the
+per-document claims and the town streams, so that one town or facility reads the same in both; the
+seam, if it grows, is the facility generator (with its renaming plan) against the location one.
 """
 
 from __future__ import annotations
