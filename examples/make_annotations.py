@@ -17,12 +17,11 @@ Run: `python examples/make_annotations.py` (writes next to this file).
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
-CATEGORIES = frozenset("DATE PATIENT HCW HOSPITAL LOCATION VENDOR ID PHONE EMAIL URL IP AGE".split())
-MARK = re.compile(r"\[\[([A-Z]+)\|(.+?)\]\]", re.S)
+from radeid.synth.markup import markup_problems, parse_markup
+
 HERE = Path(__file__).resolve().parent
 
 # Words of annotated spans that may also occur unannotated (generic words inside names).
@@ -34,51 +33,6 @@ GENERIC = frozenset(
     de del la las los y universitario clínica centro salud calle avenida servicio radiología
     klinikum universitätsklinikum am""".split()
 )
-
-
-def parse(markup: str) -> tuple[str, list[tuple[str, int, int, str]]]:
-    """Strip `[[CAT|text]]` markup: the plain text and (category, start, end, text) spans."""
-    pieces: list[str] = []
-    spans: list[tuple[str, int, int, str]] = []
-    cursor = 0
-    length = 0
-    for match in MARK.finditer(markup):
-        before = markup[cursor : match.start()]
-        pieces.append(before)
-        length += len(before)
-        category, surface = match.group(1), match.group(2)
-        spans.append((category, length, length + len(surface), surface))
-        pieces.append(surface)
-        length += len(surface)
-        cursor = match.end()
-    pieces.append(markup[cursor:])
-    return "".join(pieces), spans
-
-
-def check(name: str, text: str, spans: list[tuple[str, int, int, str]]) -> list[str]:
-    """Problems found in one document (empty when it is fine)."""
-    problems: list[str] = []
-    if "[[" in text or "]]" in text:
-        problems.append(f"{name}: unbalanced markup")
-    covered = [False] * len(text)
-    for category, start, end, surface in spans:
-        if category not in CATEGORIES:
-            problems.append(f"{name}: unknown category {category}")
-        if text[start:end] != surface or surface != surface.strip() or "\n" in surface:
-            problems.append(f"{name}: bad span {start}-{end}")
-        for i in range(start, end):
-            covered[i] = True
-    words = {
-        w.casefold()
-        for category, _, _, surface in spans
-        if category not in {"DATE", "AGE"}
-        for w in re.findall(r"[^\W_]{3,}", surface)
-        if w.casefold() not in GENERIC and not w.isdigit()
-    }
-    for match in re.finditer(r"[^\W_]{3,}", text):
-        if match.group().casefold() in words and not covered[match.start()]:
-            problems.append(f"{name}: unannotated mention of an annotated word at {match.start()}")
-    return problems
 
 
 def brat(spans: list[tuple[str, int, int, str]]) -> str:
@@ -673,8 +627,8 @@ def main() -> int:
     problems: list[str] = []
     outputs: dict[str, tuple[str, str]] = {}
     for name, markup in DOCS.items():
-        text, spans = parse(markup)
-        problems.extend(check(name, text, spans))
+        text, spans = parse_markup(markup)
+        problems.extend(markup_problems(name, text, spans, GENERIC))
         outputs[name] = (text, brat(spans))
     if problems:
         print("\n".join(problems), file=sys.stderr)

@@ -20,12 +20,11 @@ Run: `python tests/data/make_de_reports.py` (writes `tests/data/de_reports.jsonl
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
-CATEGORIES = frozenset("DATE PATIENT HCW HOSPITAL LOCATION VENDOR ID PHONE EMAIL URL IP AGE".split())
-MARK = re.compile(r"\[\[([A-Z]+)\|(.+?)\]\]", re.S)
+from radeid.synth.markup import markup_problems, parse_markup
+
 OUT = Path(__file__).resolve().parent / "de_reports.jsonl"
 SECOND_OUT = Path(__file__).resolve().parent / "de_reports_2.jsonl"
 HELDOUT_OUT = Path(__file__).resolve().parent / "de_reports_heldout.jsonl"
@@ -36,49 +35,6 @@ GENERIC = frozenset(
     radiologie innere medizin allgemeinmedizin straße str platz weg allee markt evangelisches
     städtisches kreiskrankenhaus st ring rechts neurologie""".split()
 )
-
-
-def parse(markup: str) -> tuple[str, list[tuple[str, int, int, str]]]:
-    """Strip `[[CAT|text]]` markup: the plain text and (category, start, end, text) spans."""
-    pieces: list[str] = []
-    spans: list[tuple[str, int, int, str]] = []
-    cursor = length = 0
-    for match in MARK.finditer(markup):
-        before = markup[cursor : match.start()]
-        pieces.append(before)
-        length += len(before)
-        category, surface = match.group(1), match.group(2)
-        spans.append((category, length, length + len(surface), surface))
-        pieces.append(surface)
-        length += len(surface)
-        cursor = match.end()
-    pieces.append(markup[cursor:])
-    return "".join(pieces), spans
-
-
-def check(name: str, text: str, spans: list[tuple[str, int, int, str]]) -> list[str]:
-    """Problems of one report: bad spans, unknown categories, a second mention left unmarked."""
-    problems: list[str] = []
-    if "[[" in text or "]]" in text:
-        problems.append(f"{name}: unbalanced markup")
-    covered = [False] * len(text)
-    for category, start, end, surface in spans:
-        if category not in CATEGORIES:
-            problems.append(f"{name}: unknown category {category}")
-        if text[start:end] != surface or surface != surface.strip() or "\n" in surface:
-            problems.append(f"{name}: bad span {start}-{end}")
-        covered[start:end] = [True] * (end - start)
-    words = {
-        w.casefold()
-        for category, _, _, surface in spans
-        if category not in {"DATE", "AGE"}
-        for w in re.findall(r"[^\W_]{3,}", surface)
-        if w.casefold() not in GENERIC and not w.isdigit()
-    }
-    for match in re.finditer(r"[^\W_]{3,}", text):
-        if match.group().casefold() in words and not covered[match.start()]:
-            problems.append(f"{name}: unannotated mention of {match.group()!r} at {match.start()}")
-    return problems
 
 
 REPORTS: dict[str, str] = {}
@@ -646,8 +602,8 @@ def main() -> int:
         (HELDOUT_OUT, "de-heldout", HELDOUT),
     ):
         for name, markup in reports.items():
-            text, spans = parse(markup)
-            problems.extend(check(name, text, spans))
+            text, spans = parse_markup(markup)
+            problems.extend(markup_problems(name, text, spans, GENERIC))
             sets[out].append({"id": f"{prefix}/{name}", "text": text,
                               "spans": [{"start": s, "end": e, "category": c, "text": t} for c, s, e, t in spans]})  # fmt: skip
     if problems:

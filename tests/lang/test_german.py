@@ -16,22 +16,11 @@ from radeid.core.document import Document
 from radeid.core.tokens import covered_tokens, word_tokens
 from radeid.pipeline.deidentifier import Deidentifier
 from radeid.pipeline.spec import PipelineSpec
+from radeid.synth.markup import parse_markup
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "de"
 KEY = bytes(range(32))
-MARK = re.compile(r"\[\[([A-Z]+)\|(.+?)\]\]")
-
-
-def _parse(markup: str) -> tuple[str, set[tuple[str, int, int]]]:
-    """`[[CATEGORY|text]]` markup: the plain text and its gold (category, start, end)."""
-    text, gold, cursor = "", set(), 0
-    for match in MARK.finditer(markup):
-        text += markup[cursor : match.start()]
-        gold.add((match.group(1), len(text), len(text) + len(match.group(2))))
-        text += match.group(2)
-        cursor = match.end()
-    return text + markup[cursor:], gold
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +105,8 @@ FORMS = {
 
 @pytest.mark.parametrize("name", list(FORMS))
 def test_every_german_form_is_found_with_exact_offsets_and_category(german: Deidentifier, name: str) -> None:
-    text, gold = _parse(FORMS[name])
+    text, marked = parse_markup(FORMS[name])
+    gold = {(category, start, end) for category, start, end, _ in marked}
     spans = german.detect([Document(id=name, text=text)])[0]
     assert {(s.category.value, s.start, s.end) for s in spans} == gold
 
