@@ -14,7 +14,7 @@ seam, if it grows, is the facility generator (with its renaming plan) against th
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
@@ -168,6 +168,17 @@ def claim(ctx: SurrogateContext, original: str, new: str) -> bool:
     return owner != norm
 
 
+def unclaimed(ctx: SurrogateContext, original: str, draw: Callable[[tuple[str, ...]], str]) -> str:
+    """`draw(salt)`'s surrogate of `original`, drawn again (new salts) while another original of
+    the document already has it."""
+    new = draw(())
+    for salt in range(1, 8):
+        if not claim(ctx, original, new):
+            break
+        new = draw((f"d{salt}",))
+    return new
+
+
 # --- hospitals -----------------------------------------------------------------------------------
 
 _FACILITY_TYPES = (
@@ -281,12 +292,7 @@ class HospitalGenerator:
 
     def generate(self, parsed: _Facility, ctx: SurrogateContext, attempt: int) -> str:
         original = parsed.original + "".join(parsed.tail)
-        new = self._draw(parsed, ctx, attempt, ())
-        for salt in range(1, 8):  # another original of the document already has this one: redraw
-            if not claim(ctx, original, new):
-                break
-            new = self._draw(parsed, ctx, attempt, (f"d{salt}",))
-        return new
+        return unclaimed(ctx, original, lambda salt: self._draw(parsed, ctx, attempt, salt))
 
     def _draw(self, parsed: _Facility, ctx: SurrogateContext, attempt: int, salt: tuple[str, ...]) -> str:
         if parsed.kind == "place":
@@ -492,13 +498,7 @@ class LocationGenerator:
         return original, subtype
 
     def generate(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int) -> str:
-        original = parsed[0]
-        new = self._draw(parsed, ctx, attempt, ())
-        for salt in range(1, 8):  # another original of the document already has this one: redraw
-            if not claim(ctx, original, new):
-                break
-            new = self._draw(parsed, ctx, attempt, (f"d{salt}",))
-        return new
+        return unclaimed(ctx, parsed[0], lambda salt: self._draw(parsed, ctx, attempt, salt))
 
     def _draw(self, parsed: tuple[str, str], ctx: SurrogateContext, attempt: int, salt: tuple[str, ...]) -> str:
         original, subtype = parsed
