@@ -84,7 +84,10 @@ def leaked_tokens(original: str, surrogate: str, category: Category) -> frozense
     if not candidates:
         return frozenset()
     folded = surrogate.casefold()
-    if not any(w in folded for w in candidates):  # a substring test first: most surrogates share nothing
+    for word in candidates:  # a substring test first: most surrogates share nothing
+        if word in folded:
+            break
+    else:
         return frozenset()
     kept = {m.group().casefold() for m in _TOKEN.finditer(surrogate)}
     shared = candidates & kept
@@ -97,5 +100,5 @@ def leaked_tokens(original: str, surrogate: str, category: Category) -> frozense
 @lru_cache(maxsize=1 << 14)
 def _candidates(original: str, category: Category) -> frozenset[str]:
     """The words of `original` that would be a leak if kept (2+ characters, not generic)."""
-    words = {m.group().casefold() for m in _TOKEN.finditer(original)}
-    return frozenset(w for w in words if len(w) > 1) - generic_words(category).words
+    words = {folded for word in _TOKEN.findall(original) if len(folded := word.casefold()) > 1}
+    return frozenset(words - generic_words(category).words)
