@@ -260,7 +260,7 @@ class SurrogateReplacer:
         self, document: Document, spans: list[Span], contexts: dict[str, SurrogateContext]
     ) -> dict[int, str]:
         """Person names planned together, or patients and staff apart when their scopes differ."""
-        patients, staff = (self.options.scope_of(c) for c in (Category.PATIENT, Category.HCW))
+        patients, staff = self._scopes[Category.PATIENT], self._scopes[Category.HCW]
         if patients == staff:
             return self._plan_names(document, spans, contexts[patients], _NAME_CATEGORIES)
         names = self._plan_names(document, spans, contexts[patients], frozenset({Category.PATIENT}))
