@@ -126,12 +126,16 @@ class Result:
 
     @classmethod
     def build(cls, document: Document, replacements: Iterable[Replacement]) -> Result:
-        ordered = tuple(sorted(replacements, key=lambda r: (r.span.start, r.span.end)))
+        ordered = tuple(sorted(replacements, key=_span_order))
         return cls(document, apply_replacements(document.text, ordered), ordered)
 
     def output_offsets(self) -> list[tuple[int, int]]:
         """Where each replacement sits in `self.text`, in the order of `self.replacements`."""
         return output_offsets(self.replacements)
+
+
+def _span_order(replacement: Replacement) -> tuple[int, int]:
+    return replacement.span.start, replacement.span.end
 
 
 def apply_replacements(text: str, replacements: Sequence[Replacement]) -> str:

@@ -17,9 +17,23 @@ __all__ = ["fold_name", "world_genders"]
 
 
 def fold_name(text: str) -> str:
-    """Compare-key for a name part: accents dropped and only letters kept ("José" == "JOSE")."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if ch.isalpha()).casefold()
+    """Compare-key for a name part: accents dropped and only letters kept ("José" == "JOSE").
+
+    Memoised: the surrogates fold the same pool names and name words many times per report."""
+    found = _FOLDED.get(text)
+    if found is None:
+        if len(_FOLDED) > _FOLD_LIMIT:
+            _FOLDED.clear()
+        if text.isascii():  # NFKD leaves ASCII as it is
+            found = text.lower() if text.isalpha() else "".join(filter(str.isalpha, text)).lower()
+        else:
+            found = "".join(filter(str.isalpha, unicodedata.normalize("NFKD", text))).casefold()
+        _FOLDED[text] = found
+    return found
+
+
+_FOLDED: dict[str, str] = {}
+_FOLD_LIMIT = 1 << 17
 
 
 @lru_cache(maxsize=1)

@@ -207,7 +207,7 @@ class DateGenerator:
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None]:
         parsed = parse_date(original, self.day_first)
-        if parsed is not None:
+        if parsed is not None and parsed.month and not ctx.options.locale.startswith("en"):
             parsed = localized(parsed, ctx.options.locale.partition("_")[0])
         if parsed is not None and parsed.kind == "ymd":
             ctx.memory.full_years.append(parsed.year)

@@ -192,7 +192,7 @@ class SurrogateReplacer:
         `[replace.categories]`): `every` is where the patient's MRN is found (`patient_from = "mrn"`)."""
         text = document.text
         spans = list(spans)
-        if spans and max(span.end for span in spans) > len(text):
+        if spans and max([span.end for span in spans]) > len(text):
             raise ValueError("a span reaches past the end of the document text")
         contexts = self._contexts(document, spans, every)
         originals = contexts["patient"].memory.originals
@@ -260,7 +260,7 @@ class SurrogateReplacer:
         self, document: Document, spans: list[Span], contexts: dict[str, SurrogateContext]
     ) -> dict[int, str]:
         """Person names planned together, or patients and staff apart when their scopes differ."""
-        patients, staff = (self.options.scope_of(c) for c in (Category.PATIENT, Category.HCW))
+        patients, staff = self._scopes[Category.PATIENT], self._scopes[Category.HCW]
         if patients == staff:
             return self._plan_names(document, spans, contexts[patients], _NAME_CATEGORIES)
         names = self._plan_names(document, spans, contexts[patients], frozenset({Category.PATIENT}))
@@ -416,7 +416,11 @@ class SurrogateReplacer:
         if emails_too:
             ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
 
-        fallback_letter = self._fallback_letter(ctx)
+        # every ASCII initial is in the scope's map: the keyed fallback is needed only for an
+        # initial outside it (its draw costs a digest per document)
+        letters = ctx.letters
+        needs_fallback = any(w.role == "initial" and w.letter not in letters for m in mentions for w in m.words)
+        fallback_letter = self._fallback_letter(ctx) if needs_fallback else ""
         for i, mention in zip(indexes, mentions, strict=True):
             original = ctx.memory.originals[i]
             new = render_mention(mention, parts, ctx.letters, fallback_letter)

@@ -26,7 +26,7 @@ _UID = re.compile(r"[0-2](?:\.\d+){2,}|\d+(?:\.\d+){3,}")
 def _place_digits(template: str, digits: str) -> str:
     """Write `digits` into the digit positions of `template`, keeping every other character."""
     it = iter(digits)
-    return "".join(next(it) if ch.isdigit() else ch for ch in template)
+    return "".join([next(it) if ch.isdigit() else ch for ch in template])
 
 
 def _attempt_parts(attempt: int) -> tuple[str, ...]:
@@ -112,7 +112,7 @@ class PhoneGenerator:
     realism_check = True
 
     def parse(self, original: str, span: Span, ctx: SurrogateContext) -> _Parsed:
-        digits = "".join(ch for ch in original if ch.isdigit())
+        digits = "".join(filter(str.isdigit, original))
         if len(digits) == 11 and digits[0] == "1":
             digits = digits[1:]
         return _Parsed(original, digits, (span.subtype or "").upper())

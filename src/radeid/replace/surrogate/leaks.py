@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from radeid.core.categories import Category
 from radeid.core.resources import bundled_data_path
@@ -80,22 +80,16 @@ def leaked_tokens(original: str, surrogate: str, category: Category) -> frozense
     name planner)."""
     if category in _VALUE_CHECKED:
         return frozenset()
-    candidates = _candidates(original, category)
-    if not candidates:
-        return frozenset()
     folded = surrogate.casefold()
-    if not any(w in folded for w in candidates):  # a substring test first: most surrogates share nothing
+    # a substring test first, with no set built: most surrogates share no word with their original
+    near = [word for word in map(str.casefold, _TOKEN.findall(original)) if len(word) > 1 and word in folded]
+    if not near:
         return frozenset()
-    kept = {m.group().casefold() for m in _TOKEN.finditer(surrogate)}
-    shared = candidates & kept
     generic = generic_words(category)
+    shared = set(near) - generic.words
+    if not shared:
+        return frozenset()
+    shared &= {m.group().casefold() for m in _TOKEN.finditer(surrogate)}
     if shared & generic.street_types:
         shared -= _kind_words(original, generic)
     return frozenset(shared)
-
-
-@lru_cache(maxsize=1 << 14)
-def _candidates(original: str, category: Category) -> frozenset[str]:
-    """The words of `original` that would be a leak if kept (2+ characters, not generic)."""
-    words = {m.group().casefold() for m in _TOKEN.finditer(original)}
-    return frozenset(w for w in words if len(w) > 1) - generic_words(category).words

@@ -196,7 +196,9 @@ def _gender_table(providers: list[object]) -> tuple[dict[str, str], dict[str, st
     for provider in providers:
         female = _weighted(getattr(provider, "first_names_female", ()))
         male = _weighted(getattr(provider, "first_names_male", ()))
-        for name in set(female) | set(male):
+        for name in sorted(
+            set(female) | set(male)
+        ):  # sorted: two spellings of one folded name (Jose, José) must settle the same way in every process
             f, m = female.get(name, 0.0), male.get(name, 0.0)
             p_female = f / (f + m) if f + m else 0.5
             label = "F" if p_female >= 0.8 else "M" if p_female <= 0.2 else "U"
