@@ -20,12 +20,12 @@ Run: `python tests/data/make_integrity_traps.py` (writes next to this file).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
+
+from radeid.synth.markup import parse_markup
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "integrity_traps.jsonl"
-MARK = re.compile(r"\[\[([A-Z]+)\|(.+?)\]\]")
 CATEGORIES = {"DATE", "PATIENT", "HCW", "HOSPITAL", "LOCATION", "VENDOR", "ID", "PHONE", "EMAIL", "URL", "IP", "AGE"}
 
 TRAPS: dict[str, list[str]] = {
@@ -421,21 +421,9 @@ TRAPS: dict[str, list[str]] = {
 
 
 def parse(markup: str) -> tuple[str, list[dict[str, object]]]:
-    """Strip `[[CAT|text]]` markup: the plain text and gold spans with exact offsets."""
-    pieces: list[str] = []
-    spans: list[dict[str, object]] = []
-    cursor = length = 0
-    for match in MARK.finditer(markup):
-        before = markup[cursor : match.start()]
-        pieces.append(before)
-        length += len(before)
-        category, surface = match.group(1), match.group(2)
-        spans.append({"start": length, "end": length + len(surface), "category": category, "text": surface})
-        pieces.append(surface)
-        length += len(surface)
-        cursor = match.end()
-    pieces.append(markup[cursor:])
-    return "".join(pieces), spans
+    """Strip `[[CAT|text]]` markup (`radeid.synth.markup`): the plain text and gold spans as records."""
+    text, marked = parse_markup(markup)
+    return text, [{"start": s, "end": e, "category": c, "text": t} for c, s, e, t in marked]
 
 
 def records() -> list[dict[str, object]]:
