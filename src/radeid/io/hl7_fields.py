@@ -99,16 +99,16 @@ def map_message(text: str, fields: FieldMap | None = None) -> MessageMap:
     found = MessageMap(reserved=_reserved(seps))
     escapes = seps.escape_pattern()
     for seg_start, seg_end in _segments(text):
-        fields = _split(text, seg_start, seg_end, seps.field)
-        name = text[fields[0][0] : fields[0][1]]
-        numbered = list(enumerate(fields))[1:]
+        ranges = _split(text, seg_start, seg_end, seps.field)
+        name = text[ranges[0][0] : ranges[0][1]]
+        numbered = list(enumerate(ranges))[1:]
         if name == "MSH":  # MSH-1 is the separator itself, so MSH-2 is the first value
             numbered = [(i + 1, r) for i, r in numbered]
         for number, (start, end) in numbered:
             if name == "MSH" and number == 2:
                 continue
             found.verbatim.extend([m.start(), m.end()] for m in escapes.finditer(text, start, end))
-            _note_field(text, chosen.get(name, {}), (name, number), (start, end), fields, seps, found)
+            _note_field(text, chosen.get(name, {}), (name, number), (start, end), ranges, seps, found)
     found.verbatim.sort()
     return found
 

@@ -95,7 +95,7 @@ def _part(spec: object, where: str, key: str) -> Part:
 
 def _parts(value: object, where: str, key: str) -> tuple[Part, ...]:
     if not isinstance(value, list) or not value:
-        raise FieldMapError(f"HL7 field map {where}: {key}: a non-empty list of parts, e.g. [\"1 PATIENT\"]")
+        raise FieldMapError(f'HL7 field map {where}: {key}: a non-empty list of parts, e.g. ["1 PATIENT"]')
     return tuple(_part(spec, where, f"{key}[{n}]") for n, spec in enumerate(value, 1))
 
 
@@ -143,9 +143,7 @@ def _resolve(layers: list[_Layer]) -> FieldMap:
     return out
 
 
-def _field_parts(
-    value: object, types: Mapping[str, tuple[Part, ...]], where: str, key: str
-) -> tuple[Part, ...] | None:
+def _field_parts(value: object, types: Mapping[str, tuple[Part, ...]], where: str, key: str) -> tuple[Part, ...] | None:
     """A field's parts: a type's, its own list, or None ("": not PHI)."""
     if isinstance(value, list):
         return _parts(value, where, key)
@@ -155,7 +153,7 @@ def _field_parts(
         return types[value]
     if isinstance(value, str):
         raise FieldMapError(f"HL7 field map {where}: {key}: unknown type {value!r} (known: {', '.join(sorted(types))})")
-    raise FieldMapError(f"HL7 field map {where}: {key}: a type name, a list of parts, or \"\" (not PHI)")
+    raise FieldMapError(f'HL7 field map {where}: {key}: a type name, a list of parts, or "" (not PHI)')
 
 
 def _bundled_layer() -> _Layer:
