@@ -114,3 +114,7 @@ def test_gold_and_output_must_differ_and_gold_defaults_beside_the_output(tmp_pat
     assert "wrote 2 HL7 messages (one after another) to" in " ".join(log.split())
     assert all(r["spans"] for r in map(json.loads, (tmp_path / "msgs.gold.jsonl").read_text("utf-8").splitlines()))
     assert Category.PATIENT.value in (tmp_path / "msgs.gold.jsonl").read_text("utf-8")
+    (tmp_path / "folder").mkdir()
+    code, log = cli("synth", "--format", "hl7", "-n", "2", "-o", tmp_path / "x.hl7", "--gold", tmp_path / "folder")
+    assert code == 2 and "is a folder" in log
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "msgs.gold.jsonl", "msgs.hl7"]  # no x.hl7, no temp

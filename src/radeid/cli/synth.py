@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
 from radeid.cli.options import QuietOpt
+from radeid.io.errors import RadeidIOError
 
 if TYPE_CHECKING:
     from radeid.synth.generate import SynthOptions
@@ -150,7 +151,14 @@ def _write_hl7(n: int, seed: int, output: Path, gold: Path, mllp: bool, per_pati
     from radeid.synth.hl7 import oru_messages, write_oru_files
 
     began = time.perf_counter()
-    count = write_oru_files(oru_messages(n, seed, per_patient=per_patient), output, gold, mllp=mllp)
+    try:
+        count = write_oru_files(oru_messages(n, seed, per_patient=per_patient), output, gold, mllp=mllp)
+    except RadeidIOError as exc:  # an output that is a folder
+        raise fail(str(exc), EXIT_USAGE) from None
+    except OSError as exc:
+        raise fail(
+            f"cannot write the messages or their gold: {exc.strerror or type(exc).__name__}", EXIT_FAILED
+        ) from None
     took = time.perf_counter() - began
     if not quiet:
         framing = "MLLP-framed" if mllp else "one after another"

@@ -30,8 +30,12 @@ __all__ = ["BUNDLED_NAME", "FieldMap", "FieldMapError", "Part", "bundled_field_m
 BUNDLED_NAME = "radeid/data/hl7/fields.toml"
 _FIELD = re.compile(r"([A-Z][A-Z0-9]{2})-([1-9][0-9]{0,2})")
 _PART = re.compile(r"(\*|[1-9][0-9]{0,2})(?:\.(\*|[1-9][0-9]{0,2}))?\s+(\S+)")
-#: Fields no map may list: the separators, and the report text (the pipeline's).
-_NOT_VALUES = {("MSH", 1): "the field separator", ("MSH", 2): "the encoding characters"}
+#: Fields no map may list: the separators, the message's id, and the report text (the pipeline's).
+_NOT_VALUES = {
+    ("MSH", 1): "the field separator",
+    ("MSH", 2): "the encoding characters",
+    ("MSH", 10): "the message control id, the record's id that `reidentify` reads back from the output",
+}
 _TEXT = {("OBX", 5), ("NTE", 3)}
 
 
@@ -106,7 +110,7 @@ def _field_key(name: str, where: str) -> tuple[str, int]:
         raise FieldMapError(f"HL7 field map {where}: {key}: a field is written SEGMENT-NUMBER, e.g. PID-5 or ZPI-2")
     segment, number = m.group(1), int(m.group(2))
     if (segment, number) in _NOT_VALUES:
-        raise FieldMapError(f"HL7 field map {where}: {key}: {name} is {_NOT_VALUES[segment, number]}, not a value")
+        raise FieldMapError(f"HL7 field map {where}: {key}: {name} is {_NOT_VALUES[segment, number]}; it stays")
     if (segment, number) in _TEXT:
         raise FieldMapError(f"HL7 field map {where}: {key}: {name} is the report text, which the pipeline reads")
     return segment, number

@@ -202,7 +202,8 @@ def write_oru_files(messages: Iterable[SynthMessage], output: Path, gold: Path, 
     files: list[AtomicTextFile] = []
     count = 0
     try:
-        files = [AtomicTextFile(output, overwrite=None), AtomicTextFile(gold, overwrite=None)]
+        for target in (output, gold):  # one by one: a failure discards the temporaries made so far
+            files.append(AtomicTextFile(target, overwrite=None))
         for message in messages:
             files[0].handle.write(f"{MLLP_START}{message.text}{MLLP_END}" if mllp else message.text)
             files[1].handle.write(json.dumps(gold_record(gold_document(message)), ensure_ascii=False) + "\n")
