@@ -228,6 +228,7 @@ def run_deid(
     refuse_existing(writes, overwrite=overwrite, resume=resume)
     make_parents(*writes.values())
     try:
+        options = read_options(cfg)  # before a key is made: a bad HL7 field map stops here
         key = _job_key(cfg, input_path, output)
         plan = RunPlan(
             PipelineSpec(cfg, key),
@@ -237,7 +238,7 @@ def run_deid(
             resume=resume,
             input_format=input_format(io.format),
             output_format=input_format(io.output_format),
-            options=read_options(cfg),
+            options=options,
             audit_path=audit_path,
             vault_path=vault_path,
             vault_key=key,

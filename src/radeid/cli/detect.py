@@ -56,10 +56,10 @@ def detect(
         refuse_existing({"--output": output}, overwrite=overwrite)
     try:
         deidentifier = build_deidentifier(cfg)
+        options = read_options(cfg)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     fmt = input_format(cfg.io.format)
-    options = read_options(cfg)
     on_error: OnError = cfg.io.on_error  # type: ignore[assignment]
 
     def job(on_batch: Callable[[int], None]) -> RunSummary:

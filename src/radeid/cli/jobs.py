@@ -44,7 +44,12 @@ def config_reads(config: Config) -> dict[str, Path | None]:
     for option, paths in named.items():
         for n, path in enumerate(paths, 1):
             reads[f"{option} #{n}" if len(paths) > 1 else option] = Path(path)
-    for option, single in (("--patients", config.io.patients), ("--replacements", config.surrogate.replacements)):
+    singles = (
+        ("--patients", config.io.patients),
+        ("--replacements", config.surrogate.replacements),
+        ("io.hl7_fields", config.io.hl7_fields),
+    )
+    for option, single in singles:
         if single:
             reads[option] = Path(single)
     if config.surrogate.date_shifts:

@@ -416,6 +416,7 @@ def read_options(config: Config) -> ReadOptions:
         limit=io.limit,
         sample=io.sample,
         seed=io.seed,
+        hl7_fields=io.hl7_fields,
     )
 
 

@@ -109,18 +109,19 @@ def dry_run_deid(
     try:
         found = load_key(Path(io.key_file) if io.key_file else None)
         deidentifier = build_deidentifier(cfg)
+        options = read_options(cfg)
     except (ConfigError, RadeidIOError, OSError, ValueError) as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     key = found[0] if found else None
     fmt = input_format(io.format)
     facts = RunFacts(cfg, config_path, input_path, io.format or None, output, None, None, key, 1, dry_run=True,
                      report=target)  # fmt: skip
-    total = None if progress.mode == "none" else trial_total(estimate_total(input_path, fmt), read_options(cfg))
+    total = None if progress.mode == "none" else trial_total(estimate_total(input_path, fmt), options)
     id_key = key if io.pseudonymize_ids else None
     summary = run_reported(
         facts,
         lambda on_batch: count_path(
-            deidentifier, input_path, input_format=fmt, options=read_options(cfg),
+            deidentifier, input_path, input_format=fmt, options=options,
             on_error=io.on_error, on_batch=on_batch, unique_ids=True, id_key=id_key,  # type: ignore[arg-type]
         ),
         progress,

@@ -10,7 +10,7 @@ import hashlib
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from radeid.cli.errors import EXIT_FAILED, EXIT_USAGE, fail
 from radeid.cli.options import QuietOpt
+from radeid.io.errors import RadeidIOError
 
 if TYPE_CHECKING:
     from radeid.synth.generate import SynthOptions
@@ -33,46 +34,75 @@ def _kinds(values: list[str] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def synth_command(
-    n: Annotated[int, typer.Option("-n", "--count", min=1, help="Number of documents to generate.")] = 100,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Output JSONL (gold spans with text).")] = Path(
-        "synth.jsonl"
+#: What `radeid synth --format` writes, with the options only that format takes (the others:
+#: -n, -o, --seed, -q, are shared). A format added here gets its branch in `synth_command`.
+SYNTH_FORMATS: dict[str, tuple[str, ...]] = {
+    "jsonl": ("kinds", "openi_carrier", "upper_rate", "wrap_rate", "typo_rate", "extras", "start", "list_kinds"),
+    "hl7": ("gold", "mllp", "per_patient"),
+}
+_DEFAULT_OUTPUT = {"jsonl": "synth.jsonl", "hl7": "synth.hl7"}
+
+FormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        help="What to write: jsonl (reports and notes with gold spans) or hl7 (ORU^R01 messages, gold in --gold).",
     ),
+]
+GoldOpt = Annotated[
+    Path | None,
+    typer.Option("--gold", help="hl7: the gold JSONL (offsets into each message's text); default OUTPUT.gold.jsonl."),
+]
+MllpOpt = Annotated[bool, typer.Option("--mllp", help="hl7: frame each message with MLLP bytes (0x0b ... 0x1c 0x0d).")]
+KindsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--kinds", "-k", help="Kinds to draw from (comma-separated or repeated); default: all."),
+]
+OpeniOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--openi-carrier",
+        help="Open-i reports JSONL: adds the openi_chest_xray kind (real prose, XXXX filled). Research-only data.",
+    ),
+]
+
+
+def _rate(name: str, help_text: str) -> Any:
+    """A share from 0 to 1."""
+    return typer.Option(name, min=0.0, max=1.0, help=help_text)
+
+
+PerPatientOpt = Annotated[
+    int, typer.Option("--per-patient", min=1, help="hl7: messages per patient, in a row (one name, MRN, birth date).")
+]
+
+
+def synth_command(
+    ctx: typer.Context,
+    n: Annotated[int, typer.Option("-n", "--count", min=1, help="Number of documents to generate.")] = 100,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Output file (default synth.jsonl, or synth.hl7).")
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same documents.")] = 0,
-    kinds: Annotated[
-        list[str] | None,
-        typer.Option("--kinds", "-k", help="Kinds to draw from (comma-separated or repeated); default: all."),
-    ] = None,
-    openi_carrier: Annotated[
-        Path | None,
-        typer.Option(
-            "--openi-carrier",
-            help="Open-i reports JSONL: adds the openi_chest_xray kind (real prose, XXXX filled). Research-only data.",
-        ),
-    ] = None,
-    upper_rate: Annotated[
-        float, typer.Option("--upper-rate", min=0.0, max=1.0, help="Share of all-capitals documents.")
-    ] = 0.08,
-    wrap_rate: Annotated[
-        float, typer.Option("--wrap-rate", min=0.0, max=1.0, help="Share of hard-wrapped documents.")
-    ] = 0.15,
-    typo_rate: Annotated[
-        float, typer.Option("--typo-rate", min=0.0, max=1.0, help="Share of documents with typos.")
-    ] = 0.2,
+    fmt: FormatOpt = "jsonl",
+    kinds: KindsOpt = None,
+    openi_carrier: OpeniOpt = None,
+    upper_rate: Annotated[float, _rate("--upper-rate", "Share of all-capitals documents.")] = 0.08,
+    wrap_rate: Annotated[float, _rate("--wrap-rate", "Share of hard-wrapped documents.")] = 0.15,
+    typo_rate: Annotated[float, _rate("--typo-rate", "Share of documents with typos.")] = 0.2,
     extras: Annotated[
         float,
-        typer.Option(
-            "--extras",
-            min=0.0,
-            max=1.0,
-            help="Extra hard negatives and PHI contexts (0: the first generator's documents; 1: full dose).",
-        ),
+        _rate("--extras", "Extra hard negatives and PHI contexts (0: the first generator's documents; 1: full dose)."),
     ] = 0.0,
     start: Annotated[int, typer.Option("--start", min=0, help="First document number (to extend a run).")] = 0,
     list_kinds: Annotated[bool, typer.Option("--list-kinds", help="Print the kinds and exit.")] = False,
+    gold: GoldOpt = None,
+    mllp: MllpOpt = False,
+    per_patient: PerPatientOpt = 1,
     quiet: QuietOpt = False,
 ) -> None:
-    """Generate labelled synthetic radiology reports and clinical notes (JSONL gold format).
+    """Generate labelled synthetic radiology reports and clinical notes (JSONL gold format), or HL7 messages.
 
     Examples:
 
@@ -81,7 +111,10 @@ def synth_command(
       radeid synth -n 500 -o mri.jsonl --kinds mri_brain,mri_spine --upper-rate 0.2
 
       radeid synth -n 1000 -o cxr.jsonl --openi-carrier openi_iu_reports.dev.jsonl --kinds openi_chest_xray
+
+      radeid synth --format hl7 -n 200 -o oru.hl7 --gold oru.gold.jsonl --mllp --per-patient 2
     """
+    _check_format_options(ctx, fmt)
     if list_kinds:
         from radeid.synth.kinds import KINDS
 
@@ -89,9 +122,50 @@ def synth_command(
         return
     from radeid.cli.jobs import check_job_paths
 
+    output = output or Path(_DEFAULT_OUTPUT[fmt])
+    if fmt == "hl7":
+        gold = gold or output.with_name(f"{output.stem if output.suffix else output.name}.gold.jsonl")
+        check_job_paths({}, {"--output": output, "--gold": gold})
+        _write_hl7(n, seed, output, gold, mllp, per_patient, quiet)
+        return
     check_job_paths({"--openi-carrier": openi_carrier}, {"--output": output})
     options = _synth_options(seed, kinds, upper_rate, wrap_rate, typo_rate, openi_carrier, extras)
     _write_synth(n, options, start, output, quiet)
+
+
+def _check_format_options(ctx: typer.Context, fmt: str) -> None:
+    """An unknown --format, or an option of another format given, is a usage error."""
+    if fmt not in SYNTH_FORMATS:
+        raise fail(f"unknown --format {fmt!r}; choose one of: {', '.join(SYNTH_FORMATS)}", EXIT_USAGE)
+    for param in ctx.command.params:
+        name = param.name or ""
+        others = [f for f, names in SYNTH_FORMATS.items() if name in names]
+        source = ctx.get_parameter_source(name)  # (compared by name: typer may bring its own click)
+        if others and fmt not in others and source is not None and source.name == "COMMANDLINE":
+            option = max(param.opts, key=len)
+            raise fail(f"{option} applies to --format {' or '.join(others)} only, not {fmt}", EXIT_USAGE)
+
+
+def _write_hl7(n: int, seed: int, output: Path, gold: Path, mllp: bool, per_patient: int, quiet: bool) -> None:
+    """Generate and write the messages and their gold, then say how many and where (not with --quiet)."""
+    from radeid.synth.hl7 import oru_messages, write_oru_files
+
+    began = time.perf_counter()
+    try:
+        count = write_oru_files(oru_messages(n, seed, per_patient=per_patient), output, gold, mllp=mllp)
+    except RadeidIOError as exc:  # an output that is a folder
+        raise fail(str(exc), EXIT_USAGE) from None
+    except OSError as exc:
+        raise fail(
+            f"cannot write the messages or their gold: {exc.strerror or type(exc).__name__}", EXIT_FAILED
+        ) from None
+    took = time.perf_counter() - began
+    if not quiet:
+        framing = "MLLP-framed" if mllp else "one after another"
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"wrote {count} HL7 messages ({framing}) to {escape(str(output))} and their gold spans to "
+            f"{escape(str(gold))} in {took:.1f} s"
+        )
 
 
 def _synth_options(

@@ -169,6 +169,8 @@ class IOConfig:
     limit: int = 0
     sample: int = 0
     seed: int = 0
+    #: An HL7 v2 field map (TOML) over the bundled one: Z-segments and other fields that hold PHI.
+    hl7_fields: str = ""
 
     def __post_init__(self) -> None:
         if self.patient_pattern:

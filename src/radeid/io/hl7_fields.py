@@ -10,15 +10,17 @@ family, given and middle names, an extended composite ID (CX) its ID number, a t
 date digits (`20240312153000`; the time-zone offset stays), an address (XAD) street, city, ZIP and
 county (the state stays, as HIPAA's Safe Harbor allows), a phone (XTN) its number and e-mail. Every
 value is one span per component (and sub-component), so a surrogate keeps the `^` structure.
+Which fields are PHI, and of which kind, is data: `radeid.io.hl7_map` reads the bundled map
+(`radeid/data/hl7/fields.toml`) and a site's own over it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from radeid.core.categories import Category
+from radeid.io.hl7_map import FieldMap, Part, bundled_field_map
 
 __all__ = ["FIELDS", "MessageMap", "Part", "map_message"]
 
@@ -30,147 +32,8 @@ _CODED_TYPES = frozenset({"CE", "CWE"})
 _TS_DIGITS = re.compile(r"\d{8}(?:\d{4}(?:\d{2})?)?")
 
 
-@dataclass(frozen=True)
-class Part:
-    """One PHI part of a field: component (1-based; 0 = each one), sub-component (0 = each one)."""
-
-    component: int
-    category: Category
-    subtype: str | None = None
-    sub: int = 0
-    date: bool = False
-
-
-def _xpn(cat: Category) -> tuple[Part, ...]:
-    return (Part(1, cat), Part(2, cat), Part(3, cat))
-
-
-def _xcn(cat: Category = Category.HCW) -> tuple[Part, ...]:
-    return (Part(1, Category.ID), Part(2, cat), Part(3, cat), Part(4, cat))
-
-
-def _ndl() -> tuple[Part, ...]:  # principal interpreter etc.: ID&FAMILY&GIVEN&MIDDLE in component 1
-    return (Part(1, Category.ID, sub=1), *(Part(1, Category.HCW, sub=n) for n in (2, 3, 4)))
-
-
-_ID = (Part(1, Category.ID),)
-_MRN = (Part(1, Category.ID, "MRN"),)
-_TS = (Part(1, Category.DATE, date=True),)
-_ORG = (Part(1, Category.HOSPITAL),)
-_XTN = (
-    Part(1, Category.PHONE),
-    Part(4, Category.EMAIL),
-    Part(6, Category.PHONE),
-    Part(7, Category.PHONE),
-    Part(12, Category.PHONE),
-)
-_XAD = (
-    Part(1, Category.LOCATION, "STREET"),
-    Part(2, Category.LOCATION, "STREET"),
-    Part(3, Category.LOCATION, "CITY"),
-    Part(5, Category.LOCATION, "ZIP"),
-    Part(9, Category.LOCATION),
-)
-
-#: PHI fields by segment and field number (MSH-n counts MSH-1, the field separator, as HL7 does).
-FIELDS: dict[str, dict[int, tuple[Part, ...]]] = {
-    "MSH": {4: _ORG, 6: _ORG, 7: _TS},
-    "EVN": {2: _TS, 6: _TS},
-    "PID": {
-        2: _MRN,
-        3: _MRN,
-        4: _MRN,
-        5: _xpn(Category.PATIENT),
-        6: _xpn(Category.PATIENT),
-        7: _TS,
-        9: _xpn(Category.PATIENT),
-        11: _XAD,
-        13: _XTN,
-        14: _XTN,
-        18: _ID,
-        19: (Part(0, Category.ID, "SSN"),),
-        20: _ID,
-        21: _ID,
-        29: _TS,
-    },
-    "PD1": {3: _ORG, 4: _xcn()},
-    "NK1": {2: _xpn(Category.PATIENT), 4: _XAD, 5: _XTN, 6: _XTN, 13: _ORG, 30: _xpn(Category.PATIENT), 31: _XTN},
-    "PV1": {
-        3: (Part(4, Category.HOSPITAL),),
-        7: _xcn(),
-        8: _xcn(),
-        9: _xcn(),
-        17: _xcn(),
-        19: _ID,
-        44: _TS,
-        45: _TS,
-        50: _ID,
-        52: _xcn(),
-    },
-    "ORC": {
-        2: _ID,
-        3: _ID,
-        4: _ID,
-        9: _TS,
-        10: _xcn(),
-        11: _xcn(),
-        12: _xcn(),
-        15: _TS,
-        19: _xcn(),
-        21: _ORG,
-        22: _XAD,
-        23: _XTN,
-        24: _XAD,
-    },
-    "OBR": {
-        2: _ID,
-        3: _ID,
-        6: _TS,
-        7: _TS,
-        8: _TS,
-        14: _TS,
-        16: _xcn(),
-        17: _XTN,
-        18: (Part(0, Category.ID),),
-        19: (Part(0, Category.ID),),
-        20: (Part(0, Category.ID),),
-        21: (Part(0, Category.ID),),
-        22: _TS,
-        28: _xcn(),
-        32: _ndl(),
-        33: _ndl(),
-        34: _ndl(),
-        35: _ndl(),
-        36: _TS,
-    },
-    "OBX": {14: _TS, 16: _xcn(), 19: _TS, 23: _ORG, 24: _XAD, 25: _xcn()},
-    # guarantor, insurance and merge segments (ADT and billing messages; an ORU may carry them too)
-    "GT1": {
-        2: _MRN,
-        3: _xpn(Category.PATIENT),
-        5: _XAD,
-        6: _XTN,
-        7: _XTN,
-        8: _TS,
-        12: (Part(0, Category.ID, "SSN"),),
-        16: _xpn(Category.PATIENT),
-        17: _XAD,
-        18: _XTN,
-        19: _MRN,
-    },
-    "IN1": {
-        4: _ORG,
-        5: _XAD,
-        7: _XTN,
-        8: (Part(0, Category.ID),),
-        16: _xpn(Category.PATIENT),
-        18: _TS,
-        19: _XAD,
-        36: (Part(0, Category.ID),),
-        49: _MRN,
-    },
-    "MRG": {1: _MRN, 2: _MRN, 3: _ID, 5: _ID, 7: _xpn(Category.PATIENT)},
-}
+#: The bundled field map (`radeid/data/hl7/fields.toml`); `map_message` takes another.
+FIELDS: FieldMap = bundled_field_map()
 
 
 @dataclass
@@ -228,23 +91,24 @@ def _segments(text: str) -> Iterator[tuple[int, int]]:
         yield cursor, len(text)
 
 
-def map_message(text: str) -> MessageMap:
+def map_message(text: str, fields: FieldMap | None = None) -> MessageMap:
     """The narrative regions, structured PHI spans, escapes, patient id and control id of `text`
-    (one message, starting with its MSH segment)."""
+    (one message, starting with its MSH segment); `fields` is the field map (default `FIELDS`)."""
+    chosen = FIELDS if fields is None else fields
     seps = _separators(text)
     found = MessageMap(reserved=_reserved(seps))
     escapes = seps.escape_pattern()
     for seg_start, seg_end in _segments(text):
-        fields = _split(text, seg_start, seg_end, seps.field)
-        name = text[fields[0][0] : fields[0][1]]
-        numbered = list(enumerate(fields))[1:]
+        ranges = _split(text, seg_start, seg_end, seps.field)
+        name = text[ranges[0][0] : ranges[0][1]]
+        numbered = list(enumerate(ranges))[1:]
         if name == "MSH":  # MSH-1 is the separator itself, so MSH-2 is the first value
             numbered = [(i + 1, r) for i, r in numbered]
         for number, (start, end) in numbered:
             if name == "MSH" and number == 2:
                 continue
             found.verbatim.extend([m.start(), m.end()] for m in escapes.finditer(text, start, end))
-            _note_field(text, name, number, (start, end), fields, seps, found)
+            _note_field(text, chosen.get(name, {}), (name, number), (start, end), ranges, seps, found)
     found.verbatim.sort()
     return found
 
@@ -258,8 +122,8 @@ def _reserved(seps: _Seps) -> dict[str, str]:
 
 def _note_field(
     text: str,
-    segment: str,
-    number: int,
+    phi: Mapping[int, tuple[Part, ...]],
+    named: tuple[str, int],
     where: tuple[int, int],
     fields: list[tuple[int, int]],
     seps: _Seps,
@@ -267,6 +131,7 @@ def _note_field(
 ) -> None:
     """Record one field: its narrative region, its PHI parts, the ids it holds."""
     start, end = where
+    segment, number = named
     if segment == "MSH" and number == 10:
         found.control_id = text[start:end].strip() or None
     if segment == "PID" and number == 3 and found.patient_id is None:
@@ -274,7 +139,7 @@ def _note_field(
         found.patient_id = text[first[0] : first[1]].strip() or None
     if (segment, number) == ("NTE", 3) or (segment, number) == ("OBX", 5):
         _note_narrative(text, segment, where, fields, seps, found)
-    for part in FIELDS.get(segment, {}).get(number, ()):
+    for part in phi.get(number, ()):
         for rep in _split(text, start, end, seps.repetition):
             for s, e in _part_ranges(text, rep, part, seps):
                 found.structured.extend(_spans(text, s, e, part))

@@ -10,8 +10,9 @@ Each message must parse with the `hl7` library (python-hl7; the extra `radeid[hl
 does not is one `ReadIssue` and never spoils the others. `radeid.io.hl7_fields` then finds, as
 character ranges, the free-text fields the pipeline de-identifies (OBX-5 of text types, NTE-3),
 the PHI fields replaced by type (`radeid.pipeline.structured` applies both) and the escape
-sequences that stay byte for byte. The patient key (`Document.patient_id`) is PID-3's first ID, so
-two messages of one patient share a surrogate identity and a date shift across files; the record id
+sequences that stay byte for byte; which fields are PHI is the field map (`radeid.io.hl7_map`: the
+bundled one, or `ReadOptions.hl7_fields` over it). The patient key (`Document.patient_id`) is PID-3's
+first ID, so two messages of one patient share a surrogate identity and a date shift across files; the record id
 is MSH-10 (the message control id), or `message-N` (its place in the file) when MSH-10 is empty or
 was used by an earlier message of the file.
 Output is UTF-8.
@@ -30,6 +31,7 @@ from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
 from radeid.io.formats import InputFormat
 from radeid.io.hl7_fields import map_message
+from radeid.io.hl7_map import FieldMap, load_field_map
 from radeid.io.records import STREAM_ERRORS, ReadOptions, bom_encoding, cheap_to_scan, decode_error_reason, line_of
 from radeid.io.registry import FormatHandler
 
@@ -128,6 +130,7 @@ def _iter_hl7(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue
     except STREAM_ERRORS as exc:
         yield ReadIssue(source, None, None, f"cannot read the file: {exc}")
         return
+    fields = load_field_map(options.hl7_fields)
     number = 0
     seen: set[str] = set()
     for item in split_messages(data):
@@ -135,7 +138,8 @@ def _iter_hl7(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue
             yield ReadIssue(source, None, None, item)
             continue
         number += 1
-        doc = _message(source, number, item, bom_encoding(options.encoding) if number == 1 else options.encoding)
+        encoding = bom_encoding(options.encoding) if number == 1 else options.encoding
+        doc = _message(source, number, item, encoding, fields)
         if isinstance(doc, Document):
             if doc.id in seen:  # a control id used twice in one file: the message's place tells them apart
                 doc = replace(doc, id=f"message-{number}")
@@ -143,7 +147,7 @@ def _iter_hl7(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue
         yield doc
 
 
-def _message(source: str, number: int, raw: RawMessage, encoding: str) -> Document | ReadIssue:
+def _message(source: str, number: int, raw: RawMessage, encoding: str, fields: FieldMap) -> Document | ReadIssue:
     """One message as a Document (or the issue that says why it is not one; never its text)."""
     try:
         text = raw.body.decode(encoding)
@@ -153,7 +157,7 @@ def _message(source: str, number: int, raw: RawMessage, encoding: str) -> Docume
     problem = _parse_problem(text)
     if problem is not None:
         return ReadIssue(source, raw.line, None, problem)
-    found = map_message(text)
+    found = map_message(text, fields)
     metadata = {
         metakeys.PATH: source,
         metakeys.LINE: raw.line,

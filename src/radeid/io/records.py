@@ -91,6 +91,8 @@ class ReadOptions:
     limit: int = 0
     sample: int = 0
     seed: int = 0
+    #: An HL7 v2 field map (TOML) laid over the bundled one (`radeid.io.hl7_map`); "" = the bundled map.
+    hl7_fields: str = ""
 
     def __post_init__(self) -> None:
         keep = (self.keep_columns,) if isinstance(self.keep_columns, str) else tuple(self.keep_columns)
@@ -115,6 +117,10 @@ class ReadOptions:
             raise FormatError("limit and sample must not be negative")
         if self.limit and self.sample:
             raise FormatError("limit and sample contradict each other; pass one of them")
+        if self.hl7_fields:  # checked whole here, so a mistake stops the run before any record is read
+            from radeid.io.hl7_map import load_field_map
+
+            load_field_map(self.hl7_fields)
 
     @property
     def selects(self) -> bool:
