@@ -1,0 +1,106 @@
+"""Name shapes of a language: the particles a surrogate keeps and the titles it reads.
+
+English surrogates drop a surname's particles with it ("Dr. Van der Berg" -> "Dr. Lang"). In
+Spanish and German the particles are part of the name's shape: "Danilo Ramos de Madrid" should
+come back as "Emiliano Jaén de Plaza", "Friedrich von Hohenberg" as "Raymund von Mühle". A
+language pack that wants this holds a `names.toml` (`data/lang/<code>/names.toml`): the particles
+kept as written, each followed by a fake surname; the words that join two surnames ("Fuente y
+Ortega"); and the titles written before a name, which are kept and may tell the gender ("Dña.",
+"Frau", "Prof. Dr. med."). A language without the file keeps the English behaviour exactly.
+
+Particles and joins name no one: they may stay in a surrogate, and the leak check accepts them
+(`data/surrogates/generic_tokens.toml`, `[names]`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from radeid.core.resources import bundled_data_path
+from radeid.patterns.names import fold_name
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["NameShapes", "name_shapes", "shape_roles"]
+
+#: the role of a particle or join kept as written in the surrogate (English particles: "particle", dropped)
+KEEP = "keep"
+
+
+@dataclass(frozen=True)
+class NameShapes:
+    """A language's name particles (folded word sequences), joins and titles (folded -> F/M/"")."""
+
+    particles: frozenset[tuple[str, ...]]
+    joins: frozenset[str]
+    titles: Mapping[str, str]
+    longest: int = 1
+
+    def particle_at(self, words: Sequence[str], i: int) -> int:
+        """How many words from `words[i]` form the longest particle (0: none)."""
+        for n in range(min(self.longest, len(words) - i), 0, -1):
+            if tuple(words[i : i + n]) in self.particles:
+                return n
+        return 0
+
+
+def _language(locale: str) -> str:
+    """ "es_ES" -> "es"."""
+    return locale.replace("-", "_").split("_")[0].lower()
+
+
+@lru_cache(maxsize=16)
+def name_shapes(locale: str) -> NameShapes | None:
+    """The name shapes of the locale's language pack, or None (the English behaviour) when its
+    pack has no `names.toml`."""
+    lang = _language(locale)
+    if not lang.isalpha():
+        return None
+    path = bundled_data_path("lang", lang, "names.toml")
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        table = tomllib.load(handle).get("names", {})
+    particles = frozenset(tuple(fold_name(w) for w in p.split()) for p in table.get("particles", ()))
+    titles = {fold_name(t): str(g) for t, g in table.get("titles", {}).items()}
+    return NameShapes(
+        particles=particles,
+        joins=frozenset(fold_name(w) for w in table.get("joins", ())),
+        titles=titles,
+        longest=max((len(p) for p in particles), default=1),
+    )
+
+
+def shape_roles(folded: Sequence[str], known_given: Mapping[str, str], shapes: NameShapes, has_title: bool) -> list[str]:
+    """Roles of a mention's compounds (one folded word each, "" for a hyphenated compound) in a
+    language with name shapes: the first compound is a given name; before the first particle, a
+    known first name is a given name and any other word a surname ("Carmen Ruiz Pérez"); a
+    particle ("de la", "von und zu") or a join ("y") between name words is kept, and every word
+    after one is a surname. A particle may open the name ("de la Fuente", "Dr. von Hohenberg")."""
+    n = len(folded)
+    roles = ["given"] * n
+    i, surnames = 0, False
+    while i < n:
+        word = folded[i]
+        size = shapes.particle_at(folded, i) if word else 0
+        if size and i + size < n:
+            roles[i : i + size] = [KEEP] * size
+            i += size
+            surnames = True
+            continue
+        if word in shapes.joins and 0 < i < n - 1 and roles[i - 1] != KEEP:
+            roles[i] = KEEP
+            surnames = True
+        elif surnames or (i > 0 and (not word or word not in known_given)):
+            roles[i] = "surname"
+            surnames = surnames or i > 0
+        i += 1
+    if roles and roles[-1] == "given" and (n > 1 or has_title):
+        roles[-1] = "surname"
+    return roles
