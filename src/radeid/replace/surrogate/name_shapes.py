@@ -77,12 +77,15 @@ def name_shapes(locale: str) -> NameShapes | None:
     )
 
 
-def shape_roles(folded: Sequence[str], known_given: Mapping[str, str], shapes: NameShapes, has_title: bool) -> list[str]:
+def shape_roles(
+    folded: Sequence[str], known_given: Mapping[str, str], shapes: NameShapes, has_title: bool
+) -> list[str]:
     """Roles of a mention's compounds (one folded word each, "" for a hyphenated compound) in a
-    language with name shapes: the first compound is a given name; before the first particle, a
-    known first name is a given name and any other word a surname ("Carmen Ruiz Pérez"); a
-    particle ("de la", "von und zu") or a join ("y") between name words is kept, and every word
-    after one is a surname. A particle may open the name ("de la Fuente", "Dr. von Hohenberg")."""
+    language with name shapes. The first compound is a given name (after a title only a known
+    first name or a hyphenated one: "Dra. Villalba Crespo"); then a known first name is a given
+    name and any other word a surname ("Carmen Ruiz Pérez", "María José García-López"). A particle
+    ("de la", "von und zu") or a join ("y") between name words is kept, and every word after one
+    is a surname. A particle may open the name ("de la Fuente", "Dr. von Hohenberg")."""
     n = len(folded)
     roles = ["given"] * n
     i, surnames = 0, False
@@ -97,7 +100,7 @@ def shape_roles(folded: Sequence[str], known_given: Mapping[str, str], shapes: N
         if word in shapes.joins and 0 < i < n - 1 and roles[i - 1] != KEEP:
             roles[i] = KEEP
             surnames = True
-        elif surnames or (i > 0 and (not word or word not in known_given)):
+        elif surnames or (i > 0 and not word) or ((i > 0 or has_title) and word and word not in known_given):
             roles[i] = "surname"
             surnames = surnames or i > 0
         i += 1
