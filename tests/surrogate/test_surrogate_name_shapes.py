@@ -71,6 +71,8 @@ SPANISH = [
     ("Ramos de Madrid, Danilo", "{S} de {S}, {G}"),
     ("RAMOS DE MADRID, DANILO", "{SS} DE {SS}, {GG}"),
     ("Dr.ª Villalba Crespo", "Dr.ª {S} {S}"),
+    ("Juan Ramos de", "{G} {S} de"),  # a span cut after its particle
+    ("Hans van der Berg", "{G} {S}"),  # another language's particles go with their surname, as in English
 ]
 
 GERMAN = [

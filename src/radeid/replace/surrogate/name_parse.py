@@ -149,7 +149,7 @@ def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NameP
         if shapes is None:
             roles = _ordered_roles(text, compounds, has_title, pools)
         else:
-            roles = shape_roles(_folded(text, compounds), pools.gender, shapes, has_title)
+            roles = shape_roles(_folded(text, compounds), pools.gender, shapes, has_title, _PARTICLES)
         words = [_word(text, s, e, role) for role, comp in zip(roles, compounds, strict=True) for s, e in comp]
     return NameMention(text, words, title_gender, has_title, len(compounds), ambiguous_role=ambiguous)
 
@@ -246,7 +246,7 @@ def _inverted_words(
     left = [c for c in compounds if c[0][0] < comma]
     right = [c for c in compounds if c[0][0] > comma]
     if shapes is not None:  # "Ramos de Madrid, Danilo": the particles kept, every other word a surname
-        roles = shape_roles(_folded(text, left), {}, shapes, True)
+        roles = shape_roles(_folded(text, left), {}, shapes, True, _PARTICLES)
         roles = ["surname" if r == "given" else r for r in roles]
         words.extend(_word(text, s, e, role) for role, comp in zip(roles, left, strict=True) for s, e in comp)
         left = []

@@ -78,31 +78,38 @@ def name_shapes(locale: str) -> NameShapes | None:
 
 
 def shape_roles(
-    folded: Sequence[str], known_given: Mapping[str, str], shapes: NameShapes, has_title: bool
+    folded: Sequence[str],
+    known_given: Mapping[str, str],
+    shapes: NameShapes,
+    has_title: bool,
+    foreign: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Roles of a mention's compounds (one folded word each, "" for a hyphenated compound) in a
     language with name shapes. The first compound is a given name (after a title only a known
     first name or a hyphenated one: "Dra. Villalba Crespo"); then a known first name is a given
     name and any other word a surname ("Carmen Ruiz Pérez", "María José García-López"). A particle
     ("de la", "von und zu") or a join ("y") between name words is kept, and every word after one
-    is a surname. A particle may open the name ("de la Fuente", "Dr. von Hohenberg")."""
+    is a surname. A particle may open the name ("de la Fuente", "Dr. von Hohenberg") or end a cut
+    one ("Ramos de"). A particle of another language (`foreign`: "van" in a Spanish report) goes
+    with its surname, as in English."""
     n = len(folded)
     roles = ["given"] * n
     i, surnames = 0, False
     while i < n:
         word = folded[i]
         size = shapes.particle_at(folded, i) if word else 0
-        if size and i + size < n:
+        if size and (i + size < n or i > 0):
             roles[i : i + size] = [KEEP] * size
             i += size
             surnames = True
             continue
         if word in shapes.joins and 0 < i < n - 1 and roles[i - 1] != KEEP:
             roles[i] = KEEP
-            surnames = True
+        elif word in foreign and i + 1 < n and (i > 0 or has_title or n > 2):
+            roles[i] = "particle"
         elif surnames or (i > 0 and not word) or ((i > 0 or has_title) and word and word not in known_given):
             roles[i] = "surname"
-            surnames = surnames or i > 0
+        surnames = surnames or (i > 0 and roles[i] != "given")
         i += 1
     if roles and roles[-1] == "given" and (n > 1 or has_title):
         roles[-1] = "surname"
