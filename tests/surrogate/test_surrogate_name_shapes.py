@@ -68,6 +68,7 @@ SPANISH = [
     ("Juan del Castillo", "{G} del {S}"),
     ("Pedro de los Santos Martín", "{G} de los {S} {S}"),
     ("Sra. de la Fuente", "Sra. de la {S}"),
+    ("Sr. Ramos", "Sr. {S}"),
     ("Ramos de Madrid, Danilo", "{S} de {S}, {G}"),
     ("RAMOS DE MADRID, DANILO", "{SS} DE {SS}, {GG}"),
     ("Dr.ª Villalba Crespo", "Dr.ª {S} {S}"),
