@@ -69,6 +69,9 @@ SPANISH = [
     ("Pedro de los Santos Martín", "{G} de los {S} {S}"),
     ("Sra. de la Fuente", "Sra. de la {S}"),
     ("Sr. Ramos", "Sr. {S}"),
+    ("Carmen Martín León", "{G} {S} {S}"),  # two surnames, though Martín and León are first names too
+    ("Ana María Martín Pérez", "{G} {G} {S} {S}"),
+    ("Juan Martín de la Fuente", "{G} {S} de la {S}"),
     ("Ramos de Madrid, Danilo", "{S} de {S}, {G}"),
     ("RAMOS DE MADRID, DANILO", "{SS} DE {SS}, {GG}"),
     ("Dr.ª Villalba Crespo", "Dr.ª {S} {S}"),
@@ -126,6 +129,13 @@ def test_a_surname_with_particles_and_its_short_mentions_agree() -> None:
     doc, spans = doc_with("Control del Sr. Ramos de Madrid.", [("Ramos de Madrid", P)], doc_id="d2")
     again = SurrogateReplacer(KEY, SurrogateOptions(locale="es_ES")).replace(doc, spans)
     assert again.replacements[0].new_text == f"{first} de {second}"
+
+
+def test_a_first_surname_that_is_also_a_first_name_agrees_with_its_short_mention() -> None:
+    full, short = run(
+        "Dra. Carmen Martín León; la Dra. Martín firmó.", [("Carmen Martín León", H), ("Martín", H, 1)], "es_ES"
+    )
+    assert short == full.split()[1]
 
 
 def test_titles_of_the_language_tell_the_gender_and_stay_outside_the_name() -> None:

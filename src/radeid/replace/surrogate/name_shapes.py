@@ -41,6 +41,7 @@ class NameShapes:
     joins: frozenset[str]
     titles: Mapping[str, str]
     longest: int = 1
+    surnames: int = 1  # how many surnames a full name ends with (Spanish 2: "Carmen Martín Pérez")
 
     def particle_at(self, words: Sequence[str], i: int) -> int:
         """How many words from `words[i]` form the longest particle (0: none)."""
@@ -74,6 +75,7 @@ def name_shapes(locale: str) -> NameShapes | None:
         joins=frozenset(fold_name(w) for w in table.get("joins", ())),
         titles=titles,
         longest=max((len(p) for p in particles), default=1),
+        surnames=int(table.get("surnames", 1)),
     )
 
 
@@ -87,13 +89,16 @@ def shape_roles(
     """Roles of a mention's compounds (one folded word each, "" for a hyphenated compound) in a
     language with name shapes. The first compound is a given name (after a title only a known
     first name or a hyphenated one: "Dra. Villalba Crespo"); then a known first name is a given
-    name and any other word a surname ("Carmen Ruiz Pérez", "María José García-López"). A particle
+    name and any other word a surname ("Carmen Ruiz Pérez", "María José García-López"), except
+    that the language's last `surnames` words are surnames whatever they are ("Carmen Martín
+    Pérez": Martín is a first name elsewhere, a surname here). A particle
     ("de la", "von und zu") or a join ("y") between name words is kept, and every word after one
     is a surname. A particle may open the name ("de la Fuente", "Dr. von Hohenberg") or end a cut
     one ("Ramos de"). A particle of another language (`foreign`: "van" in a Spanish report) goes
     with its surname, as in English."""
     n = len(folded)
     roles = ["given"] * n
+    units = _surname_units(folded, shapes)
     i, surnames = 0, False
     while i < n:
         word = folded[i]
@@ -107,10 +112,23 @@ def shape_roles(
             roles[i] = KEEP
         elif word in foreign and i + 1 < n and (i > 0 or has_title or n > 2):
             roles[i] = "particle"
-        elif surnames or (i > 0 and not word) or ((i > 0 or has_title) and word and word not in known_given):
+        elif surnames or (i > 0 and (not word or units[i] <= shapes.surnames)):
+            roles[i] = "surname"
+        elif (i > 0 or has_title) and word and word not in known_given:
             roles[i] = "surname"
         surnames = surnames or (i > 0 and roles[i] != "given")
         i += 1
     if roles and roles[-1] == "given" and (n > 1 or has_title):
         roles[-1] = "surname"
     return roles
+
+
+def _surname_units(folded: Sequence[str], shapes: NameShapes) -> list[int]:
+    """For each compound, how many name words from it to the end (a hyphenated compound counts
+    two, particles and joins none): a word with no more than `shapes.surnames` is a surname."""
+    units = [0] * (len(folded) + 1)
+    for i in range(len(folded) - 1, -1, -1):
+        word = folded[i]
+        own = 2 if not word else 0 if (word in shapes.joins or any(word in p for p in shapes.particles)) else 1
+        units[i] = units[i + 1] + own
+    return units
