@@ -6,7 +6,8 @@ come back as "Emiliano Jaén de Plaza", "Friedrich von Hohenberg" as "Raymund vo
 language pack that wants this holds a `names.toml` (`data/lang/<code>/names.toml`): the particles
 kept as written, each followed by a fake surname; the words that join two surnames ("Fuente y
 Ortega"); and the titles written before a name, which are kept and may tell the gender ("Dña.",
-"Frau", "Prof. Dr. med."). A language without the file keeps the English behaviour exactly.
+"Frau", "Prof. Dr. med."); and how many surnames a full name ends with (two in Spanish). A
+language without the file keeps the English behaviour exactly.
 
 Particles and joins name no one: they may stay in a surrogate, and the leak check accepts them
 (`data/surrogates/generic_tokens.toml`, `[names]`).
