@@ -23,7 +23,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["GenericWords", "generic_words", "leaked_tokens"]
+__all__ = ["GenericWords", "generic_words", "leaked_name_words", "leaked_tokens", "name_generic_words"]
 
 _TOKEN = re.compile(r"[^\W_]+")
 _BOUNDARY = re.compile(r"[,;:()\n]|\d")  # what may follow the type word that ends a street name
@@ -55,6 +55,24 @@ def generic_words(category: Category) -> GenericWords:
         street_types=frozenset(w.casefold() for w in own.get("street_types", [])),
         units=frozenset(w.casefold() for w in own.get("units", [])),
     )
+
+
+@cache
+def name_generic_words() -> frozenset[str]:
+    """The words of a person name that may stay in its surrogate, folded: the particles and joins
+    of the languages' name shapes ("de la", "von") and titles ("Dña.", "Prof. Dr. med.")."""
+    with bundled_data_path("surrogates", "generic_tokens.toml").open("rb") as handle:
+        table = tomllib.load(handle).get("names", {})
+    return frozenset(w.casefold() for key in ("particles", "titles") for w in table.get(key, ()))
+
+
+def leaked_name_words(original: str, surrogate: str) -> frozenset[str]:
+    """Folded words (2+ characters) of a person name found again in its surrogate, less the
+    generic words of names (`name_generic_words`). The name planner never keeps a name word; this
+    is the check of that promise (tests, audits)."""
+    words = {m.group().casefold() for m in _TOKEN.finditer(original)}
+    kept = {m.group().casefold() for m in _TOKEN.finditer(surrogate)}
+    return frozenset(w for w in words & kept if len(w) > 1) - name_generic_words()
 
 
 def _kind_words(original: str, generic: GenericWords) -> set[str]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from radeid.replace.surrogate.keyed import ascii_initial, case_style, fold_name
 from radeid.replace.surrogate.name_pools import NamePools
+from radeid.replace.surrogate.name_shapes import KEEP, NameShapes, shape_roles
 
 __all__ = ["NameMention", "NameWord", "parse_name", "settle_roles", "title_before"]
 
@@ -36,6 +37,8 @@ _STRONG = frozenset(
 _WEAK = frozenset("PA MS MA BS BA PT OD MBA MSW CNM OT V".split())  # only after a comma
 _MIXED_OK = frozenset({"jr", "jr.", "sr", "sr.", "phd", "ph.d.", "pharmd", "mbchb", "esq", "esq."})
 _PARTICLES = frozenset("van von der den de del della da di du la le st ter ten dos das bin ibn al el mac".split())
+_ORDINAL = re.compile(r"([ªº])\.?\s*")
+_TITLE_WORD = re.compile(r"([^\W\d_]+)\.?(?:ª\.?)?\s*")  # "Dña. ", "Dr.ª ", "med. ": a language's titles
 
 
 @dataclass(slots=True)
@@ -79,8 +82,9 @@ def _strip_credentials(text: str, start: int, end: int) -> int:
         return end
 
 
-def title_before(before: str) -> tuple[bool, str | None]:
-    """Whether the text just before a name ends with a title ("Dr. ", "(Mrs "), and its gender."""
+def title_before(before: str, shapes: NameShapes | None = None) -> tuple[bool, str | None]:
+    """Whether the text just before a name ends with a title ("Dr. ", "(Mrs ", with a language's
+    name shapes "Dña. ", "Frau "), and its gender."""
     if not before or not (before[-1].isspace() or before[-1] == "."):
         return False, None
     words = before.split()
@@ -89,6 +93,10 @@ def title_before(before: str) -> tuple[bool, str | None]:
     last = words[-1].lstrip("([{\"'").rstrip(".").casefold()
     if last in _TITLES:
         return True, _TITLES[last]
+    if shapes is not None:
+        own = shapes.titles.get(fold_name(last))
+        if own is not None:
+            return True, own or None
     return False, None
 
 
@@ -99,7 +107,7 @@ def parse_name(text: str, before: str, pools: NamePools) -> NameMention:
     yet it still says the single word after it is a surname (and "Mrs." says female).
     Parses are cached per (text, title before): names repeat a lot in a corpus.
     """
-    pre_title, pre_gender = title_before(before)
+    pre_title, pre_gender = title_before(before, pools.shapes)
     key = (text, pre_gender, pre_title)
     proto = pools.parse_cache.get(key)
     if proto is None:
@@ -121,7 +129,8 @@ def parse_name(text: str, before: str, pools: NamePools) -> NameMention:
 
 def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NamePools) -> NameMention:
     """The uncached parse behind `parse_name`: titles and credentials set aside, then each word's role."""
-    start, end, title_gender, has_title = _titles(text, pre_gender, pre_title)
+    shapes = pools.shapes
+    start, end, title_gender, has_title = _titles(text, pre_gender, pre_title, shapes)
     spans = _word_spans(text, start, end)
     if not spans:
         return NameMention(text, [], title_gender, has_title, 0)
@@ -132,17 +141,22 @@ def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NameP
     ambiguous = False
     words: list[NameWord]
     if inverted:
-        words = _inverted_words(text, compounds, comma)
+        words = _inverted_words(text, compounds, comma, shapes)
     elif len(compounds) == 1:
         ambiguous = True
         words = [_word(text, s, e, "surname") for s, e in compounds[0]]  # role settled later
     else:
-        roles = _ordered_roles(text, compounds, has_title, pools)
+        if shapes is None:
+            roles = _ordered_roles(text, compounds, has_title, pools)
+        else:
+            roles = shape_roles(_folded(text, compounds), pools.gender, shapes, has_title, _PARTICLES)
         words = [_word(text, s, e, role) for role, comp in zip(roles, compounds, strict=True) for s, e in comp]
     return NameMention(text, words, title_gender, has_title, len(compounds), ambiguous_role=ambiguous)
 
 
-def _titles(text: str, pre_gender: str | None, pre_title: bool) -> tuple[int, int, str | None, bool]:
+def _titles(
+    text: str, pre_gender: str | None, pre_title: bool, shapes: NameShapes | None = None
+) -> tuple[int, int, str | None, bool]:
     """The name words' bounds once titles and credentials are set aside; the titles' gender; whether one was seen."""
     start, end = 0, len(text)
     title_gender: str | None = None
@@ -153,6 +167,8 @@ def _titles(text: str, pre_gender: str | None, pre_title: bool) -> tuple[int, in
         for t in _ONE_TITLE.finditer(m.group(0)):
             title_gender = _TITLES.get(t.group(1).casefold()) or title_gender
         start = m.end()
+    if shapes is not None:
+        start, title_gender, has_title = _shape_titles(text, start, shapes, title_gender, has_title)
     if pre_title:
         has_title = True
         title_gender = title_gender or pre_gender
@@ -165,6 +181,31 @@ def _titles(text: str, pre_gender: str | None, pre_title: bool) -> tuple[int, in
         title_gender = title_gender or _TITLES[trailing.group(1).casefold()]
         end = _strip_credentials(text, start, trailing.start())
     return start, end, title_gender, has_title
+
+
+def _shape_titles(
+    text: str, start: int, shapes: NameShapes, gender: str | None, has_title: bool
+) -> tuple[int, str | None, bool]:
+    """A language's titles at `start` ("Dña. ", "Prof. Dr. med. ", "Frau Dr. "), English ones
+    among them, set aside while a name word follows; the last one with a gender tells it."""
+    while True:
+        ordinal = _ORDINAL.match(text, start) if has_title else None
+        if ordinal is not None:  # "Dr.ª": the English title read "Dr.", its feminine ending follows
+            start, gender = ordinal.end(), "F" if ordinal.group(1) == "ª" else gender
+        m = _TITLE_WORD.match(text, start)
+        if m is None or not any(ch.isalpha() for ch in text[m.end() :]):
+            return start, gender, has_title
+        word = m.group(1).casefold()
+        own = shapes.titles.get(fold_name(word))
+        if own is None and word not in _TITLES:
+            return start, gender, has_title
+        gender = (own if own is not None else _TITLES[word]) or gender
+        start, has_title = m.end(), True
+
+
+def _folded(text: str, compounds: list[list[tuple[int, int]]]) -> list[str]:
+    """Each compound folded ("" for a hyphenated one, never a particle or a known first name)."""
+    return [fold_name(text[slice(*comp[0])]) if len(comp) == 1 else "" for comp in compounds]
 
 
 def _word_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -192,16 +233,23 @@ def _compounds(text: str, spans: list[tuple[int, int]]) -> list[list[tuple[int, 
 def _word(text: str, s: int, e: int, role: str) -> NameWord:
     """The word `text[s:e]` in `role` (a one-letter word is always an initial)."""
     piece = text[s:e]
-    if len(fold_name(piece)) == 1:
+    if len(fold_name(piece)) == 1 and role != KEEP:
         role = "initial"
     return NameWord(s, e, role, fold_name(piece), case_style(piece), ascii_initial(piece))
 
 
-def _inverted_words(text: str, compounds: list[list[tuple[int, int]]], comma: int) -> list[NameWord]:
+def _inverted_words(
+    text: str, compounds: list[list[tuple[int, int]]], comma: int, shapes: NameShapes | None = None
+) -> list[NameWord]:
     """Inverted "Surname, Given": before the comma surnames (and particles), after it given names."""
     words: list[NameWord] = []
     left = [c for c in compounds if c[0][0] < comma]
     right = [c for c in compounds if c[0][0] > comma]
+    if shapes is not None:  # "Ramos de Madrid, Danilo": the particles kept, every other word a surname
+        roles = shape_roles(_folded(text, left), {}, shapes, True, _PARTICLES)
+        roles = ["surname" if r == "given" else r for r in roles]
+        words.extend(_word(text, s, e, role) for role, comp in zip(roles, left, strict=True) for s, e in comp)
+        left = []
     for i, comp in enumerate(left):
         for s, e in comp:
             particle = i < len(left) - 1 and len(comp) == 1 and fold_name(text[s:e]) in _PARTICLES

@@ -18,6 +18,7 @@ from importlib import import_module
 from radeid.core.resources import bundled_data_path, iter_word_list, read_word_list
 from radeid.patterns.names import world_genders
 from radeid.replace.surrogate.keyed import Keyed, ascii_initial, fold_name
+from radeid.replace.surrogate.name_shapes import NameShapes, name_shapes
 
 __all__ = [
     "LETTERS",
@@ -46,6 +47,7 @@ class NamePools:
     rich: tuple[str, ...]  # initials with enough names in every pool: the permutation's domain
     gender: Mapping[str, str]  # fold_name(first name) -> "F" | "M" | "U"
     world: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # all locales
+    shapes: NameShapes | None = field(default=None, compare=False, repr=False)  # the language's particles, titles
     parse_cache: dict[tuple[str, str | None, bool], tuple] = field(  # type: ignore[type-arg]
         default_factory=dict, compare=False, repr=False
     )
@@ -187,6 +189,7 @@ def name_pools(locale: str = "en_US") -> NamePools:
         rich=rich,
         gender=gender,
         world=world_genders(),
+        shapes=name_shapes(locale),
     )
 
 

@@ -33,6 +33,7 @@ from radeid.replace.surrogate.name_parse import (
     title_before,
 )
 from radeid.replace.surrogate.name_pools import LETTERS, NamePools, length_pools, letter_map, name_pools
+from radeid.replace.surrogate.name_shapes import KEEP
 
 __all__ = [
     "LETTERS",
@@ -190,6 +191,8 @@ def render_mention(
     cursor = 0
     text = mention.text
     for w in mention.words:
+        if w.role == KEEP:  # a particle of a language's name shapes ("de la", "von"): kept as written
+            continue
         if w.role == "particle":  # replaced together with its surname: dropped, with its space
             out.append(text[cursor : w.start])
             cursor = w.end
