@@ -178,7 +178,7 @@ class Boom(RuntimeError):
     pass
 
 
-@pytest.mark.parametrize("fmt", list(InputFormat))
+@pytest.mark.parametrize("fmt", [f for f in InputFormat if f is not InputFormat.DICOM])  # (test_dicom.py)
 def test_failure_leaves_no_output_and_no_temp(tmp_path: Path, fmt: InputFormat) -> None:
     out = tmp_path / OUT_NAMES[fmt]
     with pytest.raises(Boom), open_writer(out, fmt) as writer:

@@ -19,10 +19,13 @@ naming the file, never its content, and the other files go on.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
+import warnings
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +65,21 @@ def _pydicom() -> None:
         raise FormatError("reading DICOM needs the pydicom package: pip install 'radeid[dicom]'") from None
 
 
+@contextmanager
+def quiet() -> Iterator[None]:
+    """pydicom's warnings and log records silenced: they quote values ("Invalid value for VR DA:
+    '1956041'"), and no value of a document may reach a log."""
+    pydicom_log = logging.getLogger("pydicom")
+    was = pydicom_log.disabled
+    pydicom_log.disabled = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        pydicom_log.disabled = was
+
+
 # ------------------------------------------------------------------------------------ reading
 
 
@@ -74,7 +92,9 @@ def read_dicom(path: Path, options: ReadOptions, mapping: Mapping[str, str] | No
 
 def _iter_dicom(files: Iterator[Path], root: Path | None, options: ReadOptions) -> Iterator[Document | ReadIssue]:
     for file in files:
-        yield _dicom_document(file, root, options)
+        with quiet():
+            doc = _dicom_document(file, root, options)
+        yield doc
 
 
 def _dicom_document(file: Path, root: Path | None, options: ReadOptions) -> Document | ReadIssue:
@@ -234,11 +254,12 @@ class DicomWriter(FolderWriter):
         where = f"document {doc.id!r}"
         if not source:
             raise ValueError(f"{where}: DICOM output needs the file the document was read from")
-        dataset = pydicom.dcmread(source)
-        apply_text(dataset, result.text, where)
-        if result.replacements or not unmark(dataset):  # a restored text: the record is taken back
-            dataset.remove_private_tags()
-            mark_deidentified(dataset)
+        with quiet():
+            dataset = pydicom.dcmread(source)
+            apply_text(dataset, result.text, where)
+            if result.replacements or not unmark(dataset):  # a restored text: the record is taken back
+                dataset.remove_private_tags()
+                mark_deidentified(dataset)
         if self._single:
             if self.count:
                 raise ValueError(f"output {str(self.path)!r} holds a single document; write to a folder for more")
@@ -249,7 +270,8 @@ class DicomWriter(FolderWriter):
         with open(target, "xb") as handle:
             if getattr(self, "_private", False):
                 os.chmod(target, 0o600)
-            dataset.save_as(handle)
+            with quiet():
+                dataset.save_as(handle)
 
     @staticmethod
     def _free(base: Path) -> Path:

@@ -236,9 +236,12 @@ def _note(entry: Entry, rule: Rule, start: int, patient: set[str], out: Renderin
             category = Category.PATIENT
         out.structured.extend(_name_spans(value, start, category))
     elif rule.kind == "date":
-        for m in _DATE.finditer(value) if entry.keyword.endswith("Date") else [_DATE.match(value)]:
-            if m is not None:
-                out.structured.append([start + m.start(), start + m.end(), Category.DATE.value, None])
+        found = [m for m in (_DATE.finditer(value) if entry.keyword.endswith("Date") else [_DATE.match(value)]) if m]
+        for m in found:
+            out.structured.append([start + m.start(), start + m.end(), Category.DATE.value, None])
+        if not found:  # not a DICOM date ("1956041", "12/03/2024"): the whole value, as text
+            lead = len(value) - len(value.lstrip())
+            out.structured.append([start + lead, start + lead + len(value.strip()), Category.DATE.value, None])
     else:
         lead = len(value) - len(value.lstrip())
         stripped = value.strip()
