@@ -196,3 +196,28 @@ def test_a_malformed_date_is_replaced_and_never_logged(tmp_path: Path, cli, key_
     said = [log, *(str(w.message) for w in caught), *(r.getMessage() for r in caplog.records)]
     assert not [m for m in said if "1956041" in m]
     assert pydicom.dcmread(out).PatientBirthDate != "1956041"
+
+
+def test_files_without_the_dcm_suffix_round_trip_and_rerun(tmp_path: Path, cli, key_file: Path) -> None:
+    """PACS exports name files `IM0001` or by UID; the output ends in `.dcm`, reads back with the same
+    ids, and a second run may replace it (failed before: `--overwrite` refused the folder, whose
+    files had no `.dcm`, and `1.2.3.4` read back as `1.2.3`, not in the vault)."""
+    src = tmp_path / "export"
+    src.mkdir()
+    _report(src, "Vance Oyelaran was seen.", "IM0001")
+    _report(src, "Mr. Oyelaran again.", "1.2.3.4")
+    config = tmp_path / "rules.toml"
+    config.write_text('[pipeline]\ndetectors = ["rules", "lexicon"]\n', encoding="utf-8")
+    out, back, vault = tmp_path / "out", tmp_path / "back", tmp_path / "v.parquet"
+    args = ("--config", config, "--key-file", key_file, "--vault", vault, "-q")
+    code, log = cli("deid", src, "-o", out, "--format", "dicom", *args)
+    assert code == 0, log
+    assert sorted(p.name for p in out.iterdir()) == ["1.2.3.4.dcm", "IM0001.dcm"]
+    code, log = cli("deid", src, "-o", out, "--format", "dicom", "--overwrite", *args)
+    assert code == 0, log
+    code, log = cli("reidentify", out, "-o", back, "--vault", vault, "--key-file", key_file, "-q")
+    assert code == 0, log
+    for name in ("IM0001", "1.2.3.4"):
+        original = pydicom.dcmread(src / name)
+        original.remove_private_tags()
+        assert pydicom.dcmread(back / f"{name}.dcm") == original

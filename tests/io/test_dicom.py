@@ -204,3 +204,13 @@ def test_failure_leaves_no_output_and_no_temp(srdir: Path, tmp_path: Path) -> No
         with open_writer(tmp_path / "one.dcm", InputFormat.DICOM) as writer:
             writer.write(Result.build(Document("a", "Pt Zorblat"), []))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sr"]
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_before_any_work(srdir: Path) -> None:
+    import os
+
+    from radeid.io.errors import FormatError
+
+    (srdir / "r0.dcm").rename(os.fsdecode(bytes(srdir) + b"/b\xe9"))
+    with pytest.raises(FormatError, match=r"file name is not valid UTF-8: .*b\\xe9"):
+        list(read_documents(srdir, "dicom"))

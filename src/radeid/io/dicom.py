@@ -6,7 +6,8 @@ where its prose is (the SR content tree's `TextValue`, descriptions: the pipelin
 values are PHI by their element (names, IDs, dates, UIDs: `radeid.pipeline.structured` replaces
 them by type). The patient key is PatientID, so two files of one patient share a surrogate
 identity and a date shift; the document id is the file's path relative to the folder without its
-suffix, as for the other folder formats.
+`.dcm` suffix (a file named otherwise, `IM0001` or `1.2.3.4`, keeps its whole name), and the output
+file is the id plus `.dcm`, so an output folder reads back with the same ids.
 
 The writer reads the document's file again, sets every rendered element to its value in the
 replaced text, removes all private elements ("retain safe private": radeid knows no private
@@ -34,7 +35,7 @@ from radeid.core.document import Document, Result
 from radeid.io.atomic import DocumentWriter
 from radeid.io.dicom_fields import RS, entries, parse_rendering, render
 from radeid.io.errors import FormatError, ReadIssue
-from radeid.io.folders import FolderWriter, _safe_relpath
+from radeid.io.folders import FolderWriter, _safe_relpath, refuse_undecodable_names
 from radeid.io.formats import InputFormat, walk_files
 from radeid.io.records import ReadOptions
 from radeid.io.registry import FormatHandler
@@ -85,6 +86,10 @@ def quiet() -> Iterator[None]:
 
 def read_dicom(path: Path, options: ReadOptions, mapping: Mapping[str, str] | None) -> Iterator[Document | ReadIssue]:
     _pydicom()
+    # a document's id is its file name: refuse names that are not UTF-8 before any work (any suffix)
+    refuse_undecodable_names(
+        path, frozenset(f.suffix.lower() for f in walk_files(path)) if path.is_dir() else frozenset()
+    )
     if path.is_dir():
         return _iter_dicom(walk_files(path), path, options)
     return _iter_dicom(iter([path]), None, options)
@@ -103,7 +108,9 @@ def _dicom_document(file: Path, root: Path | None, options: ReadOptions) -> Docu
     from pydicom.errors import InvalidDicomError
 
     rel = file.relative_to(root) if root is not None else Path(file.name)
-    doc_id, source = rel.with_suffix("").as_posix(), str(file)
+    # `r12.dcm` is `r12`; a name with another suffix or none (`IM0001`, `1.2.3.4`) is its own id
+    doc_id = rel.with_suffix("").as_posix() if rel.suffix.lower() == ".dcm" else rel.as_posix()
+    source = str(file)
     try:
         dataset = pydicom.dcmread(file)
     except InvalidDicomError:
@@ -240,7 +247,7 @@ def _methods(dataset: Any) -> list[str]:
 
 
 class DicomWriter(FolderWriter):
-    """One DICOM file per document, at its id plus its input file's suffix (`.dcm` for one file)."""
+    """One DICOM file per document, at its id plus `.dcm`."""
 
     def __init__(self, path: Path, options: ReadOptions, overwrite: bool | None) -> None:
         _pydicom()
@@ -264,9 +271,8 @@ class DicomWriter(FolderWriter):
             if self.count:
                 raise ValueError(f"output {str(self.path)!r} holds a single document; write to a folder for more")
             target = self._atomic.tmp / self.path.with_suffix(".dcm").name
-        else:
-            suffix = Path(str(doc.metadata.get(metakeys.RELPATH) or source)).suffix
-            target = self._free(self._atomic.tmp / f"{_safe_relpath(doc.id)}{suffix}")
+        else:  # every output ends in `.dcm`: `IM0001` is written `IM0001.dcm` and reads back as `IM0001`
+            target = self._free(self._atomic.tmp / f"{_safe_relpath(doc.id)}.dcm")
         with open(target, "xb") as handle:
             if getattr(self, "_private", False):
                 os.chmod(target, 0o600)
