@@ -221,3 +221,20 @@ def test_files_without_the_dcm_suffix_round_trip_and_rerun(tmp_path: Path, cli, 
         original = pydicom.dcmread(src / name)
         original.remove_private_tags()
         assert pydicom.dcmread(back / f"{name}.dcm") == original
+
+
+def test_date_format_leaves_dicom_dates_in_their_form(tmp_path: Path, cli, key_file: Path) -> None:
+    """`[surrogate] date_format` rewrites the dates of the text, never a DA value (failed before:
+    StudyDate became `2025-04-10`, no valid DA)."""
+    src = _report(tmp_path, "Vance Oyelaran was seen on 03/12/2024.")
+    config = tmp_path / "df.toml"
+    config.write_text(
+        '[pipeline]\ndetectors = ["rules", "lexicon"]\n[surrogate]\ndate_format = "%Y-%m-%d"\n', encoding="utf-8"
+    )
+    out = tmp_path / "out.dcm"
+    code, log = cli("deid", src, "-o", out, "--config", config, "--key-file", key_file, "-q")
+    assert code == 0, log
+    ds = pydicom.dcmread(out)
+    assert re.fullmatch(r"\d{8}", ds.StudyDate) and re.fullmatch(r"\d{8}", ds.PatientBirthDate)
+    shifted = _day(ds.StudyDate)
+    assert f"seen on {shifted:%Y-%m-%d}." in ds.ContentSequence[0].TextValue

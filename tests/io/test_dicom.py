@@ -62,7 +62,7 @@ def test_phi_spans_by_element(srdir: Path) -> None:
     spans = {(edge.text[s:e], c, t) for s, e, c, t in edge.metadata[metakeys.STRUCTURED_SPANS]}
     assert {("ÖZTÜRK", "PATIENT", None), ("ÇAĞLA", "PATIENT", None), ("Öztürk", "PATIENT", None)} <= spans
     assert {("NAKAMURA", "HCW", None), ("O'NEILL", "HCW", None), ("TR-4471", "ID", "MRN")} <= spans
-    assert ("20240401", "DATE", None) in spans and ("A-5521", "ID", None) in spans
+    assert ("20240401", "DATE", "DA") in spans and ("A-5521", "ID", None) in spans
     uids = [edge.text[s:e] for s, e, _, t in edge.metadata[metakeys.STRUCTURED_SPANS] if t == "UID"]
     assert len(uids) == 4 and uids[0] == uids[1]  # media storage = SOP instance; study; series
     narrative = [edge.text[s:e] for s, e in edge.metadata[metakeys.NARRATIVE]]

@@ -112,7 +112,7 @@ def _dicom_document(file: Path, root: Path | None, options: ReadOptions) -> Docu
     doc_id = rel.with_suffix("").as_posix() if rel.suffix.lower() == ".dcm" else rel.as_posix()
     source = str(file)
     try:
-        dataset = pydicom.dcmread(file)
+        dataset = pydicom.dcmread(file, defer_size="1 MB")  # an image's pixels are never loaded: refused below
     except InvalidDicomError:
         return ReadIssue(source, None, doc_id, "not a DICOM file (no DICM marker after the preamble)")
     except OSError as exc:

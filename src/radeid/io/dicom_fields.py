@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from radeid.core.categories import Category
+from radeid.replace.surrogate.dates import FIXED_FORM
 
 __all__ = ["RS", "Entry", "Rendering", "Rule", "parse_rendering", "render", "rule_for"]
 
@@ -238,10 +239,10 @@ def _note(entry: Entry, rule: Rule, start: int, patient: set[str], out: Renderin
     elif rule.kind == "date":
         found = [m for m in (_DATE.finditer(value) if entry.keyword.endswith("Date") else [_DATE.match(value)]) if m]
         for m in found:
-            out.structured.append([start + m.start(), start + m.end(), Category.DATE.value, None])
+            out.structured.append([start + m.start(), start + m.end(), Category.DATE.value, FIXED_FORM])
         if not found:  # not a DICOM date ("1956041", "12/03/2024"): the whole value, as text
             lead = len(value) - len(value.lstrip())
-            out.structured.append([start + lead, start + lead + len(value.strip()), Category.DATE.value, None])
+            out.structured.append([start + lead, start + lead + len(value.strip()), Category.DATE.value, FIXED_FORM])
     else:
         lead = len(value) - len(value.lstrip())
         stripped = value.strip()
