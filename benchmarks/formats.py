@@ -6,8 +6,13 @@ with the model too. Then the recall of the patient's name in the report text (OB
 PID-5 values seeding detection (as `radeid deid` runs) and without them (the structured spans
 removed from each record): a mention counts as caught when one span covers it whole.
 
+For DICOM SR (`radeid.synth.dicom`, one file per report in a folder): files/s for the same read +
+de-identify + write, and the recall of the patient's surname in the content tree's text, seeded by
+PatientName and without.
+
     python benchmarks/formats.py                 # 300 messages, rules only and with the model
     python benchmarks/formats.py -n 1000 --no-model
+    python benchmarks/formats.py --dicom 100 --no-model   # and 100 DICOM SR files
 """
 
 from __future__ import annotations
@@ -66,7 +71,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=300, help="messages (default 300)")
     parser.add_argument("--no-model", action="store_true", help="rules and word lists only")
+    parser.add_argument("--dicom", type=int, default=0, metavar="N", help="also N DICOM SR files (default none)")
     args = parser.parse_args()
+    if args.dicom:
+        dicom_main(args.dicom, not args.no_model)
     messages = oru_messages(args.n, seed=11, per_patient=2)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "in.hl7"
@@ -82,6 +90,52 @@ def main() -> None:
             scores = recall(deid, docs, messages)
             name = "rules + model" if model else "rules + word lists"
             print(f"{name:<22} {count / seconds:>10.1f} " + " ".join(f"{x:>9.3f}" for x in scores))
+
+
+def _surname_mentions(doc: Document, surname: str) -> list[tuple[int, int]]:
+    """Every mention of `surname` in the narrative ranges of a DICOM document's text."""
+    found: list[tuple[int, int]] = []
+    for start, end in doc.metadata[metakeys.NARRATIVE]:
+        at = doc.text.find(surname, start, end)
+        while at >= 0:
+            found.append((at, at + len(surname)))
+            at = doc.text.find(surname, at + 1, end)
+    return found
+
+
+def dicom_main(count: int, model: bool) -> None:
+    """Files/s and surname recall in the SR text, seeded and not, for `count` synthetic SR files."""
+    from radeid.synth.dicom import sr_reports, write_sr
+
+    reports = sr_reports(count, seed=11, per_patient=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "sr"
+        src.mkdir()
+        for n, report in enumerate(reports):
+            write_sr(report.dataset, src / f"r{n:05d}.dcm")
+        docs = [d for d in read_documents(src, "dicom") if isinstance(d, Document)]
+        size = sum(p.stat().st_size for p in src.iterdir()) / count
+        print(f"\n{count} DICOM SR files, {size:.0f} bytes each, one process")
+        print(f"{'pipeline':<22} {'files/s':>10} {'surname recall, seeded':>23} {'without seeds':>14}")
+        for with_model in (False, True) if model else (False,):
+            deid = _pipeline(with_model)
+            deid.deidentify(docs[:4])
+            started = time.perf_counter()
+            with open_writer(Path(tmp) / "out", "dicom", input_path=src) as writer:
+                for result in deid.stream(docs):
+                    writer.write(result)
+            seconds = time.perf_counter() - started
+            unseeded = [replace(d, metadata={**d.metadata, metakeys.STRUCTURED_SPANS: []}) for d in docs]
+            scores = []
+            for batch in (docs, unseeded):
+                hits = [
+                    _caught(spans, mention, 0)
+                    for doc, spans, report in zip(batch, deid.detect(batch), reports, strict=True)
+                    for mention in _surname_mentions(doc, report.patient.last)
+                ]
+                scores.append(sum(hits) / max(len(hits), 1))
+            name = "rules + model" if with_model else "rules + word lists"
+            print(f"{name:<22} {count / seconds:>10.1f} {scores[0]:>23.3f} {scores[1]:>14.3f}")
 
 
 if __name__ == "__main__":

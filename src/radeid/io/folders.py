@@ -285,6 +285,7 @@ _FOLDER_SUFFIXES = {
     InputFormat.TXT: frozenset({".txt"}),
     InputFormat.I2B2: frozenset({".xml"}),
     InputFormat.BRAT: frozenset({".txt", ".ann"}),
+    InputFormat.DICOM: frozenset({".dcm"}),
 }
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

@@ -44,6 +44,7 @@ class InputFormat(str, Enum):
     I2B2 = "i2b2"
     BRAT = "brat"
     HL7 = "hl7"
+    DICOM = "dicom"
 
     def __str__(self) -> str:
         return self.value
@@ -69,10 +70,11 @@ FORMAT_MODULES: dict[InputFormat, str] = {
     InputFormat.I2B2: "radeid.io.folders",
     InputFormat.BRAT: "radeid.io.folders",
     InputFormat.HL7: "radeid.io.hl7v2",
+    InputFormat.DICOM: "radeid.io.dicom",
 }
 
 #: Formats stored as one file per document (a folder, or a single file for one document).
-FOLDER_FORMATS = frozenset({InputFormat.TXT, InputFormat.I2B2, InputFormat.BRAT})
+FOLDER_FORMATS = frozenset({InputFormat.TXT, InputFormat.I2B2, InputFormat.BRAT, InputFormat.DICOM})
 
 _SUFFIXES: dict[str, InputFormat] = {
     ".jsonl": InputFormat.JSONL,
@@ -86,6 +88,7 @@ _SUFFIXES: dict[str, InputFormat] = {
     ".xml": InputFormat.I2B2,
     ".ann": InputFormat.BRAT,
     ".hl7": InputFormat.HL7,
+    ".dcm": InputFormat.DICOM,
 }
 #: Formats that may be gzip-compressed (`notes.jsonl.gz`); the others are read as they are.
 _GZIP_OK = frozenset({InputFormat.JSONL, InputFormat.CSV})
@@ -136,24 +139,27 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
     """Guess the format: by suffix for a file; by content for a folder.
 
     A folder is `brat` if it holds any `.ann` file, else `i2b2` if it holds `.xml` files, else
-    `txt` if it holds `.txt` files. A path that does not exist is judged by its suffix alone
-    (that is how an output path is judged).
+    `txt` if it holds `.txt` files, else `dicom` if it holds `.dcm` files. A path that does not
+    exist is judged by its suffix alone (that is how an output path is judged).
     """
     p = Path(path)
     if p.is_dir():
-        seen_xml = seen_txt = False
+        seen_xml = seen_txt = seen_dcm = False
         for file in walk_files(p):
             suffix = file.suffix.lower()
             if suffix == ".ann":
                 return InputFormat.BRAT
             seen_xml = seen_xml or suffix == ".xml"
             seen_txt = seen_txt or suffix == ".txt"
+            seen_dcm = seen_dcm or suffix == ".dcm"
         if seen_xml:
             return InputFormat.I2B2
         if seen_txt:
             return InputFormat.TXT
+        if seen_dcm:
+            return InputFormat.DICOM
         raise FormatError(
-            f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml or .ann files; "
+            f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml, .ann or .dcm files; "
             f"give the format explicitly (one of: {_known()})"
         )
     fmt = format_from_suffix(p)

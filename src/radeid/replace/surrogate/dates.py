@@ -18,7 +18,8 @@ module shifts parsed dates and ages and holds their generators. Shifting a parse
   unchanged (Safe Harbor allows years); full dates still shift.
 
 `date_format` writes every shifted full date in one strftime format instead of its own form (a
-time of day written beside the date follows it as written).
+time of day written beside the date follows it as written); not a date of subtype `FIXED_FORM`, a
+value whose form its record fixes (a DICOM `DA`), which keeps its form.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from radeid.replace.surrogate.keyed import fold
 from radeid.replace.surrogate.memory import DocumentMemory
 
 __all__ = [
+    "FIXED_FORM",
     "MONTHS",
     "WEEKDAYS",
     "AgeGenerator",
@@ -61,6 +63,9 @@ __all__ = [
     "shift_date",
     "year_shift_of",
 ]
+
+#: The subtype of a date whose form its record fixes (a DICOM `DA`): `date_format` never applies to it.
+FIXED_FORM = "DA"
 
 
 def month_shift_of(offset_days: int) -> int:
@@ -203,19 +208,19 @@ class DateGenerator:
         self.day_first = day_first
         # (original, offset, reference year) -> shifted text: a pure function, and one date is
         # written several times per report (exam date, call-back, signature)
-        self._shifted: dict[tuple[str, int, int | None], str] = {}
+        self._shifted: dict[tuple[str, int, int | None, bool], str] = {}
 
-    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None]:
+    def parse(self, original: str, span: Span, ctx: SurrogateContext) -> tuple[str, ParsedDate | None, bool]:
         parsed = parse_date(original, self.day_first)
         if parsed is not None and parsed.month and not ctx.options.locale.startswith("en"):
             parsed = localized(parsed, ctx.options.locale.partition("_")[0])
         if parsed is not None and parsed.kind == "ymd":
             ctx.memory.full_years.append(parsed.year)
             ctx.memory.full_dates.append((span.start, parsed))
-        return original, parsed
+        return original, parsed, span.subtype == FIXED_FORM
 
-    def generate(self, parsed: tuple[str, ParsedDate | None], ctx: SurrogateContext, attempt: int) -> str:
-        original, value = parsed
+    def generate(self, parsed: tuple[str, ParsedDate | None, bool], ctx: SurrogateContext, attempt: int) -> str:
+        original, value, fixed = parsed
         if (
             value is not None
             and (value.kind in ("ymd", "ym") or _writes_year(value.template))
@@ -227,18 +232,17 @@ class DateGenerator:
         elif value is not None and impossible_clock(original):
             value = None  # 2019-03-05T14:75: the time is repaired with the date
         options = ctx.options
-        if value is not None and ctx.date_offset == 0 and not (options.date_format and value.kind == "ymd"):
+        date_format = "" if fixed else options.date_format
+        if value is not None and ctx.date_offset == 0 and not (date_format and value.kind == "ymd"):
             return original  # date_shift none or fixed:0: dates are kept on purpose
         if value is not None:
             ref = ctx.memory.reference_year() if value.kind == "md" else None
-            key = (original, ctx.date_offset, ref)
+            key = (original, ctx.date_offset, ref, fixed)
             found = self._shifted.get(key)
             if found is not None:
                 return found
             try:
-                found = shift_date(
-                    value, ctx.date_offset, ref, keep_years=options.keep_years, date_format=options.date_format
-                )
+                found = shift_date(value, ctx.date_offset, ref, keep_years=options.keep_years, date_format=date_format)
             except (OverflowError, ValueError):
                 pass
             else:
@@ -252,12 +256,12 @@ class DateGenerator:
         # an impossible date (2/30/2020) becomes a valid one of the same format, then moves like
         # the patient's other dates; only a shape no date has gets random digits
         repaired = repair_date(original, self.day_first, stream)
-        fixed = parse_date(repaired, self.day_first) if repaired is not None else None
-        if fixed is not None:
-            ref = ctx.memory.reference_year() if fixed.kind == "md" else None
+        repaired_date = parse_date(repaired, self.day_first) if repaired is not None else None
+        if repaired_date is not None:
+            ref = ctx.memory.reference_year() if repaired_date.kind == "md" else None
             try:
                 return shift_date(
-                    fixed, ctx.date_offset, ref, keep_years=options.keep_years, date_format=options.date_format
+                    repaired_date, ctx.date_offset, ref, keep_years=options.keep_years, date_format=date_format
                 )
             except (OverflowError, ValueError):
                 pass
