@@ -240,3 +240,26 @@ def test_non_ascii_names_repetitions_and_escapes(tmp_path: Path, keyed: Deidenti
     assert prose.count("\\.br\\") == 1 and " consents \\T\\ agrees." in prose
     family = str(pid[5][0][0]).title()
     assert prose.startswith(f"{str(pid[5][0][1]).title()} {family} was seen.\\.br\\{family} consents")
+
+
+def test_date_format_leaves_hl7_time_stamps_in_their_form(tmp_path: Path, cli, key_file: Path) -> None:
+    """`[surrogate] date_format` rewrites the dates of the report text, never a TS field (failed
+    before: MSH-7 became `2024-02-16153000` and PID-7 `1956-03-18`, which no HL7 reader takes)."""
+    src = tmp_path / "in.hl7"
+    messages = oru_messages(2, seed=11)
+    src.write_bytes("".join(m.text for m in messages).encode())
+    config = tmp_path / "df.toml"
+    config.write_text(
+        '[pipeline]\ndetectors = ["rules", "lexicon"]\n[surrogate]\ndate_format = "%Y-%m-%d"\n', encoding="utf-8"
+    )
+    out = tmp_path / "out.hl7"
+    code, log = cli("deid", src, "-o", out, "--config", config, "--key-file", key_file, "-q")
+    assert code == 0, log
+    before, after = _segments(src.read_bytes()), _segments(out.read_bytes())
+    checked = 0
+    for old, new in zip(before, after, strict=True):
+        if str(old[0]) in ("MSH", "PID") and str(old[7]):
+            assert re.fullmatch(r"\d{8}(\d{4}(\d{2})?)?", str(new[7])), (str(old[0]), str(new[7]))
+            assert len(str(new[7])) == len(str(old[7])) and str(new[7]) != str(old[7])
+            checked += 1
+    assert checked == 4  # MSH-7 and PID-7 of both messages

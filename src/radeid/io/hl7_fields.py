@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from radeid.io.hl7_map import FieldMap, Part, bundled_field_map
+from radeid.replace.surrogate.dates import FIXED_FORM
 
 __all__ = ["FIELDS", "MessageMap", "Part", "map_message"]
 
@@ -186,5 +187,7 @@ def _spans(text: str, start: int, end: int, part: Part) -> list[list[object]]:
         m = _TS_DIGITS.match(text, start, end)
         if m is None:
             return []
-        end = m.end()
+        # a time stamp keeps its YYYYMMDD form whatever `[surrogate] date_format` says: a reader of
+        # the message expects HL7's form in that field
+        return [[start, m.end(), part.category.value, part.subtype or FIXED_FORM]]
     return [[start, end, part.category.value, part.subtype]]
