@@ -61,6 +61,31 @@ def test_chained_overlaps_form_one_group(resolver: Resolver) -> None:
     assert texts(text, resolver.resolve(text, spans)) == [("aaaa bbbb cccc", P)]
 
 
+def test_a_model_span_bridging_two_rule_spans_of_different_kinds_does_not_merge_them(resolver: Resolver) -> None:
+    # failed before: the model's "Ramos el 3 de" joined the title rule's name to the date rule's
+    # date, and the one DATE span's surrogate kept "Ramos el" as the date's own words
+    text = "Control del Sr. Ramos el 3 de marzo de 2024."
+    spans = [
+        Span(16, 21, P, source="rules/es_patient_title"),
+        Span(25, 43, D, source="rules/es_date_month"),
+        Span(16, 29, Category.LOCATION, source="transformer"),
+        Span(30, 43, D, source="transformer"),
+    ]
+    out = resolver.resolve(text, spans)
+    assert texts(text, out) == [("Ramos", P), ("3 de marzo de 2024", D)]
+    trace: list = []
+    resolver.resolve(text, spans, trace=trace)
+    assert [(d.action, d.reason, text[d.before.start : d.before.end]) for d in trace if d.action == "dropped"] == [
+        ("dropped", "bridge", "Ramos el 3 de")
+    ]
+
+
+def test_a_model_span_joining_two_rule_spans_of_one_kind_still_merges(resolver: Resolver) -> None:
+    text = "Dr. Ann Lee Roe"
+    spans = [Span(4, 7, H, source="rules/a"), Span(12, 15, H, source="rules/b"), Span(4, 15, H, source="transformer")]
+    assert texts(text, resolver.resolve(text, spans)) == [("Ann Lee Roe", H)]
+
+
 def test_disjoint_spans_are_kept_sorted(resolver: Resolver) -> None:
     text = "on 3/4/2019 Dr Roe"
     spans = [Span(15, 18, H), Span(3, 11, D)]

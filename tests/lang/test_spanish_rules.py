@@ -30,6 +30,8 @@ FORMS = {
     # names, titles and labels
     "nombre_label": "Nombre:  [[PATIENT|Pedro]].",
     "apellidos_label": "Apellidos: [[PATIENT|Jimenez Ramos]].",
+    "hija_label": "Hija: [[PATIENT|Ana de la Fuente y Ortega]]. Informe firmado por la Dra. [[HCW|Carmen Ruiz Pérez]].",
+    "acompanante_label": "Acompañante: [[PATIENT|Luis Ortega]] (hijo).",
     "paciente_label": "Paciente: [[PATIENT|María de los Ángeles Ruiz de la Torre]]",
     "dna": "Acude acompañada de Dña. [[PATIENT|Rosa Pérez Gil]].",
     "sra": "Se informa a la Sra. [[PATIENT|Lozano]] del resultado.",

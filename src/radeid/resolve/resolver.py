@@ -41,6 +41,7 @@ from radeid.core.document import Span
 from radeid.core.edges import clean_edges, extend_to_word_boundaries, tighten
 from radeid.core.resources import bundled_data_path, read_word_list
 from radeid.patterns.forms import FormChecker, only_function_words
+from radeid.resolve.bridges import split_bridged
 from radeid.resolve.completion import complete
 from radeid.resolve.evidence import address_number, id_suffix, place_evidence, short_number, street_name_word
 from radeid.resolve.joins import PARTICLE_WORDS, attach_particles, drop_credentials, merge_touching
@@ -142,7 +143,7 @@ class Resolver:
         particles: list[Span] = []  # particles a form check dropped ("la", "van"): a name after them takes them
         if self.forms is not None:
             kept = self._form_check(text, kept, trimmed, self.forms, trace, particles)
-        merged = merge_overlaps(kept, self.rank, trace)
+        merged = merge_overlaps(kept, self.rank, trace, self._is_anchor)
         joined = merge_touching(text, merged, self.merge_categories, trace)
         if particles:
             joined = attach_particles(text, joined, particles, trace)
@@ -261,6 +262,10 @@ class Resolver:
             self._strong_of[source] = strong
         return strong
 
+    def _is_anchor(self, span: Span) -> bool:
+        """A span whose extent is exact by construction: a rule's, or a strong source's."""
+        return span.source.startswith("rules/") or self.is_strong(span)
+
     def _is_form_checked(self, span: Span) -> bool:
         source = span.source
         checked = self._form_checked_of.get(source)
@@ -367,18 +372,27 @@ def source_priority(source: str, priorities: Mapping[str, int]) -> int:
 
 
 def merge_overlaps(
-    spans: Sequence[Span], rank: Callable[[Span], tuple[Any, ...]], trace: list[Decision] | None = None
+    spans: Sequence[Span],
+    rank: Callable[[Span], tuple[Any, ...]],
+    trace: list[Decision] | None = None,
+    anchor: Callable[[Span], bool] | None = None,
 ) -> list[Span]:
-    """Merge each group of overlapping spans into one: union extent, category of the best-ranked."""
+    """Merge each group of overlapping spans into one: union extent, category of the best-ranked.
+    With `anchor` (rule spans), a group whose weak span bridges anchors of different categories is
+    merged per anchor cluster and the bridge dropped (`radeid.resolve.bridges`)."""
     result: list[Span] = []
     group: list[Span] = []
     group_end = -1
 
     def close() -> None:
-        merged = _merge_group(group, rank)
-        if trace is not None and len(group) > 1:
-            trace.extend(Decision("merge", "merged", s, (merged,)) for s in group)
-        result.append(merged)
+        parts, bridges = split_bridged(group, anchor) if anchor is not None and len(group) > 2 else ([group], [])
+        for part in sorted(parts, key=lambda p: min(s.start for s in p)):
+            merged = _merge_group(part, rank)
+            if trace is not None and len(part) > 1:
+                trace.extend(Decision("merge", "merged", s, (merged,)) for s in part)
+            result.append(merged)
+        if trace is not None:
+            trace.extend(Decision("merge", "dropped", s, (), "bridge") for s in bridges)
 
     for span in sorted(spans, key=lambda s: (s.start, -s.end)):
         if group and span.start >= group_end:

@@ -416,11 +416,7 @@ class SurrogateReplacer:
         if emails_too:
             ctx.memory.email_words = {norm: parts[key] for norm, key in email_keys.items() if key in parts}
 
-        # every ASCII initial is in the scope's map: the keyed fallback is needed only for an
-        # initial outside it (its draw costs a digest per document)
-        letters = ctx.letters
-        needs_fallback = any(w.role == "initial" and w.letter not in letters for m in mentions for w in m.words)
-        fallback_letter = self._fallback_letter(ctx) if needs_fallback else ""
+        fallback_letter = self._fallback_for(mentions, ctx)
         for i, mention in zip(indexes, mentions, strict=True):
             original = ctx.memory.originals[i]
             new = render_mention(mention, parts, ctx.letters, fallback_letter)
@@ -430,6 +426,14 @@ class SurrogateReplacer:
                 self.stats["name_unparsed"] += 1
             out[i] = new
         return out
+
+    def _fallback_for(self, mentions: list[NameMention], ctx: SurrogateContext) -> str:
+        """The fallback initial when a mention has an initial outside the scope's map, else "":
+        every ASCII initial is in the map, and the keyed draw costs a digest per document."""
+        letters = ctx.letters
+        if any(w.role == "initial" and w.letter not in letters for m in mentions for w in m.words):
+            return self._fallback_letter(ctx)
+        return ""
 
     def _fallback_letter(self, ctx: SurrogateContext) -> str:
         """The initial for a letter outside the scope's permutation (keyed per scope)."""
