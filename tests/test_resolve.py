@@ -80,6 +80,22 @@ def test_a_model_span_bridging_two_rule_spans_of_different_kinds_does_not_merge_
     ]
 
 
+def test_a_bridge_keeps_its_pieces_outside_the_rule_spans(resolver: Resolver) -> None:
+    # the street name between a hospital rule and a postcode rule is only in the model's span:
+    # it stays (and joins the hospital it touches); the postcode stays a place of its own
+    text = "Servicio de Urología Hospital Universitario Doctor Peset Gaspar Aguilar 90 46017 Valencia."
+    hospital, postcode = text.index("Hospital"), text.index("46017")
+    spans = [
+        Span(hospital, text.index(" Gaspar"), Category.HOSPITAL, source="rules/es_hospital"),
+        Span(postcode, len(text) - 1, Category.LOCATION, source="rules/es_postcode"),
+        Span(text.index("Urología"), postcode + 5, Category.HOSPITAL, source="transformer"),
+    ]
+    assert texts(text, resolver.resolve(text, spans)) == [
+        ("Urología Hospital Universitario Doctor Peset Gaspar Aguilar 90", Category.HOSPITAL),
+        ("46017 Valencia", Category.LOCATION),
+    ]
+
+
 def test_a_model_span_joining_two_rule_spans_of_one_kind_still_merges(resolver: Resolver) -> None:
     text = "Dr. Ann Lee Roe"
     spans = [Span(4, 7, H, source="rules/a"), Span(12, 15, H, source="rules/b"), Span(4, 15, H, source="transformer")]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from radeid.config.config import Config
@@ -143,7 +144,7 @@ class Resolver:
         particles: list[Span] = []  # particles a form check dropped ("la", "van"): a name after them takes them
         if self.forms is not None:
             kept = self._form_check(text, kept, trimmed, self.forms, trace, particles)
-        merged = merge_overlaps(kept, self.rank, trace, self._is_anchor)
+        merged = merge_overlaps(kept, self.rank, trace, self._is_anchor, text)
         joined = merge_touching(text, merged, self.merge_categories, trace)
         if particles:
             joined = attach_particles(text, joined, particles, trace)
@@ -376,6 +377,7 @@ def merge_overlaps(
     rank: Callable[[Span], tuple[Any, ...]],
     trace: list[Decision] | None = None,
     anchor: Callable[[Span], bool] | None = None,
+    text: str | None = None,
 ) -> list[Span]:
     """Merge each group of overlapping spans into one: union extent, category of the best-ranked.
     With `anchor` (rule spans), a group whose weak span bridges anchors of different categories is
@@ -385,13 +387,16 @@ def merge_overlaps(
     group_end = -1
 
     def close() -> None:
-        parts, bridges = split_bridged(group, anchor) if anchor is not None and len(group) > 2 else ([group], [])
+        if anchor is not None and len(group) > 2:
+            parts, bridges = split_bridged(group, anchor, partial(_bridge_piece, text) if text is not None else None)
+        else:
+            parts, bridges = [group], []
         for part in sorted(parts, key=lambda p: min(s.start for s in p)):
             merged = _merge_group(part, rank)
             if trace is not None and len(part) > 1:
                 trace.extend(Decision("merge", "merged", s, (merged,)) for s in part)
             result.append(merged)
-        if trace is not None:
+        if trace is not None:  # a bridge is dropped; its pieces outside the rule spans are spans of their own
             trace.extend(Decision("merge", "dropped", s, (), "bridge") for s in bridges)
 
     for span in sorted(spans, key=lambda s: (s.start, -s.end)):
@@ -403,6 +408,17 @@ def merge_overlaps(
     if group:
         close()
     return result
+
+
+def _bridge_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A bridge's piece outside the rule spans, tightened; None unless it has a capital or a digit
+    (a name or a number, as "Gaspar Aguilar 90" between a hospital and a postcode): lower-case
+    words and punctuation between two rule spans ("Ramos el 3 de": " el ") are not PHI."""
+    start, end = tighten(text, start, end)
+    piece = text[start:end]
+    if end <= start or not any(ch.isupper() or ch.isdigit() for ch in piece) or only_function_words(piece):
+        return None
+    return start, end
 
 
 def _merge_group(group: list[Span], rank: Callable[[Span], tuple[Any, ...]]) -> Span:
