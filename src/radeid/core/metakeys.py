@@ -8,6 +8,7 @@ that metadata stays a JSON-friendly mapping.
 from __future__ import annotations
 
 __all__ = [
+    "ATOMIC",
     "AUGMENTED_FROM",
     "COLUMNS",
     "FRAME",
@@ -45,7 +46,8 @@ ORIGINAL_ID = "original_id"
 #: Gold regions that are not PHI, as sorted `(start, end)` pairs (gold readers; evaluation).
 IGNORED_SPANS = "ignored_spans"
 
-# ---- structured records (HL7 v2; set by `radeid.io.hl7v2`, used by `radeid.pipeline.structured`)
+# ---- structured records (HL7 v2, FHIR: set by `radeid.io.hl7v2`, `radeid.io.fhir`; used by
+# `radeid.pipeline.structured`)
 # A structured record's text is the whole record as read; these say which parts of it are prose.
 #: Character ranges `[start, end]` of the free-text fields: the only places detections are kept.
 NARRATIVE = "narrative"
@@ -53,6 +55,8 @@ NARRATIVE = "narrative"
 STRUCTURED_SPANS = "structured_spans"
 #: Ranges `[start, end]` that must stay byte for byte (escape sequences): no span cuts or covers them.
 VERBATIM = "verbatim"
+#: Ranges `[start, end]` never cut: a span that touches one covers it whole (a JSON `\u00e9` escape).
+ATOMIC = "atomic"
 #: Characters a replacement must not contain, each with what to write instead (`{"|": "\\F\\"}`).
 RESERVED = "reserved"
 #: What the writer puts before and after the record's text (`[prefix, suffix]`: MLLP framing bytes).

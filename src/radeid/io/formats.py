@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -44,6 +45,7 @@ class InputFormat(str, Enum):
     I2B2 = "i2b2"
     BRAT = "brat"
     HL7 = "hl7"
+    FHIR = "fhir"
 
     def __str__(self) -> str:
         return self.value
@@ -69,6 +71,7 @@ FORMAT_MODULES: dict[InputFormat, str] = {
     InputFormat.I2B2: "radeid.io.folders",
     InputFormat.BRAT: "radeid.io.folders",
     InputFormat.HL7: "radeid.io.hl7v2",
+    InputFormat.FHIR: "radeid.io.fhir",
 }
 
 #: Formats stored as one file per document (a folder, or a single file for one document).
@@ -86,6 +89,7 @@ _SUFFIXES: dict[str, InputFormat] = {
     ".xml": InputFormat.I2B2,
     ".ann": InputFormat.BRAT,
     ".hl7": InputFormat.HL7,
+    ".json": InputFormat.FHIR,
 }
 #: Formats that may be gzip-compressed (`notes.jsonl.gz`); the others are read as they are.
 _GZIP_OK = frozenset({InputFormat.JSONL, InputFormat.CSV})
@@ -157,6 +161,8 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             f"give the format explicitly (one of: {_known()})"
         )
     fmt = format_from_suffix(p)
+    if fmt is InputFormat.JSONL and p.suffix.lower() == ".ndjson" and _holds_fhir(p):
+        return InputFormat.FHIR
     if fmt is None:
         hint = ""
         if p.name.lower().endswith((".json", ".json.gz")):
@@ -167,6 +173,21 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             f"(one of: {_known()})"
         )
     return fmt
+
+
+#: A FHIR resource's first key, as FHIR servers and bulk exports write it.
+_RESOURCE_TYPE = re.compile(rb'^\s*\{\s*"resourceType"\s*:')
+
+
+def _holds_fhir(path: Path) -> bool:
+    """An existing `.ndjson` file whose first record is a FHIR resource (a bulk export) is `fhir`;
+    any other `.ndjson` is JSONL."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return _RESOURCE_TYPE.match(head.lstrip(b"\xef\xbb\xbf\r\n")) is not None
 
 
 def open_binary(path: Path) -> IO[bytes]:
