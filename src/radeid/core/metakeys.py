@@ -11,6 +11,7 @@ __all__ = [
     "ATOMIC",
     "AUGMENTED_FROM",
     "COLUMNS",
+    "ESCAPE_NON_ASCII",
     "FRAME",
     "IGNORED_SPANS",
     "KIND",
@@ -61,6 +62,9 @@ ATOMIC = "atomic"
 RESERVED = "reserved"
 #: What the writer puts before and after the record's text (`[prefix, suffix]`: MLLP framing bytes).
 FRAME = "frame"
+#: The record was pure ASCII JSON, read with its `\u00e9` escapes decoded: the writer writes every
+#: non-ASCII character as such an escape again (`bool`).
+ESCAPE_NON_ASCII = "escape_non_ascii"
 
 # ---- what a generated document is (synthesis, augmentation, training data)
 #: Where a generated document comes from (`"radeid-synth"`, an augmentation, prose).

@@ -31,7 +31,7 @@ from radeid.core.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
 from radeid.io.fhir_fields import RecordMap, Resource, map_record
-from radeid.io.fhir_json import JObject, scan
+from radeid.io.fhir_json import ESCAPE, JObject, scan
 from radeid.io.formats import InputFormat
 from radeid.io.records import STREAM_ERRORS, ReadOptions, bom_encoding, cheap_to_scan, decode_error_reason
 from radeid.io.registry import FormatHandler
@@ -43,6 +43,7 @@ _JSON_RESERVED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t
 #: ... and, in a record with XHTML narrative, instead of XML's markup characters.
 _XHTML_RESERVED = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: Files up to this size are counted for a progress bar (`estimate_fhir`).
 ESTIMATE_MAX_BYTES = 256 << 20
 
@@ -114,6 +115,8 @@ def _record(
     except UnicodeDecodeError as exc:
         yield ReadIssue(source, line, None, decode_error_reason(exc, encoding, raw))
         return
+    decoded = _decode_non_ascii(text)
+    text = text if decoded is None else decoded
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:  # its message names a place, never a value
@@ -130,12 +133,33 @@ def _record(
         yield from problems
         return
     yield from (_as_warning(p) for p in problems)
-    yield Document(
-        id=f"{value['resourceType']}-{line}",
-        text=text,
-        patient_id=found.patient_id,
-        metadata=_metadata(source, line, frame, found),
-    )
+    metadata = _metadata(source, line, frame, found)
+    if decoded is not None:
+        metadata[metakeys.ESCAPE_NON_ASCII] = True
+    yield Document(id=f"{value['resourceType']}-{line}", text=text, patient_id=found.patient_id, metadata=metadata)
+
+
+def _decode_non_ascii(text: str) -> str | None:
+    """A pure-ASCII record (`json.dumps`' default) with its escapes of non-ASCII characters
+    decoded, so that the detectors and the surrogates see `Renée`, not `Ren\\u00e9e`; None for a
+    record with raw non-ASCII characters or upper-case escapes (`\\u00E9`), which is read as it is.
+    The writer escapes every non-ASCII character again, in lower case: the bytes come back."""
+    if not text.isascii():
+        return None
+    pieces: list[str] = []
+    cursor = 0
+    for m in ESCAPE.finditer(text):  # outside strings, JSON has no backslash
+        escape = m.group()
+        if not escape.startswith("\\u"):
+            continue
+        char: str = json.loads(f'"{escape}"')
+        if ord(char[0]) < 0x80 or (len(char) == 1 and 0xD800 <= ord(char) <= 0xDFFF):
+            continue  # an escaped ASCII character or a lone surrogate stays as written
+        if escape != escape.lower():
+            return None
+        pieces += [text[cursor : m.start()], char]
+        cursor = m.end()
+    return "".join([*pieces, text[cursor:]])
 
 
 def _as_warning(issue: ReadIssue) -> ReadIssue:
@@ -225,7 +249,10 @@ class FhirWriter(TextDocumentWriter):
 
 def _framed(result: Result) -> str:
     prefix, suffix = result.document.metadata.get(metakeys.FRAME) or ("", "")
-    return f"{prefix}{result.text}{suffix}"
+    text = result.text
+    if result.document.metadata.get(metakeys.ESCAPE_NON_ASCII) and not text.isascii():
+        text = _NON_ASCII.sub(lambda m: json.dumps(m.group())[1:-1], text)
+    return f"{prefix}{text}{suffix}"
 
 
 FHIR = FormatHandler(read=read_fhir, open_writer=FhirWriter, estimate=estimate_fhir)

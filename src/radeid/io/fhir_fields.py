@@ -4,13 +4,14 @@ A record is one JSON value (a Bundle, or one resource); `radeid.io.fhir_json` gi
 every string in it, and this module walks the resources and says, by element:
 
 - **prose** (`NARRATIVE`): `conclusion`, `valueString`, `valueMarkdown`, `description`,
-  `note.text`, and the text nodes of `text.div` (XHTML: tags, attributes and comments are not prose);
+  `note.text`, and the text nodes and comments of `text.div` (XHTML: tags and attributes are not prose);
 - **PHI by element** (`STRUCTURED_SPANS`): HumanName `family`/`given`/`text` (a Practitioner's are
   HCW, everyone else's PATIENT), ContactPoint `value` (PHONE or EMAIL by `system`), Address
   `line`/`city`/`postalCode`/`district`/`text` (the state and country stay), `identifier.value`
   (ID; a Patient's are MRNs), an Organization's or Location's `name` (HOSPITAL), a Reference's
-  `display` (by the type it refers to), and the date of every date, dateTime and instant value
-  (`2024-03-12` of `2024-03-12T15:30:00+01:00`: the time and zone stay; a year or a year and month
+  `display` (by the type it refers to: a person's, an organization's or a place's; PATIENT when the
+  reference does not say), and the date of every date, dateTime and instant value (`2024-03-12` of
+  `2024-03-12T15:30:00+01:00`: the time and zone stay; a year or a year and month
   alone stay, as HIPAA's Safe Harbor allows);
 - **resource ids** (ID, subtype `RESOURCE_ID`): a resource's `id`, the id in each `reference`
   (`Patient/abc`, `http://host/fhir/Patient/abc/_history/2`, `urn:uuid:...`), `fullUrl` and a
@@ -18,8 +19,9 @@ every string in it, and this module walks the resources and says, by element:
   pseudonym in every record and file of a run and references still resolve. Contained resources
   (`#p1`) keep their local ids;
 - **escapes**: JSON escapes in prose and PHI values. `\\n`, `\\"`, `\\\\`, ... stay byte for byte
-  (`VERBATIM`); a `\\u00e9` or an XHTML character reference (`&#233;`) is never cut: a span that
-  touches one covers it whole (`ATOMIC`); XHTML's named entities (`&amp;`) stay.
+  (`VERBATIM`); a `\\u0027` or an XHTML character reference (`&#233;`) is never cut: a span that
+  touches one covers it whole (`ATOMIC`); XHTML's named entities (`&amp;`) stay. (A pure-ASCII
+  record's escapes of non-ASCII characters are decoded by `radeid.io.fhir` before it gets here.)
 
 The patient key is the first Patient's id, else the id that a `subject` or `patient` reference
 points at.
@@ -43,7 +45,7 @@ _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z
 #: The id in a reference: `Type/id`, optionally after a base URL and before `/_history/n`.
 _REFERENCE = re.compile(r"(?:^|/)([A-Z][A-Za-z]+)/([A-Za-z0-9\-.]{1,64})(?:/_history/[^/]+)?$")
 _URN = re.compile(r"^urn:(?:uuid|oid):([0-9A-Za-z\-.]+)$")
-_TAG = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[^>]*>", re.S)
+_TAG = re.compile(r"<!--(.*?)-->|<!\[CDATA\[.*?\]\]>|<[^>]*>", re.S)
 _ENTITY = re.compile(r"&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 _PROSE = frozenset({"conclusion", "valueString", "valueMarkdown", "description"})
 #: Keys whose string values are codes or addresses, never dates to shift.
@@ -89,8 +91,9 @@ class RecordMap:
     patient_id: str | None = None
     referred_patient: str | None = None
     xhtml: bool = False
-    #: Contained resources' types by local id (`#p1` refers to a contained Patient).
-    contained: dict[str, str] = field(default_factory=dict)
+    #: Resource types by what a reference may say instead of `Type/id`: `#p1` (a contained
+    #: resource) or an entry's `fullUrl` (`urn:uuid:...`).
+    local: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,7 @@ def _resource(text: str, node: JObject, found: RecordMap, *, contained: bool) ->
         if kind == "Patient" and found.patient_id is None:
             found.patient_id = node.string("id", text)
     for item in _objects(node.items.get("contained", JArray(0))):  # before any `#id` that refers to one
-        found.contained[item.string("id", text) or ""] = item.string("resourceType", text) or ""
+        found.local[f"#{item.string('id', text)}"] = item.string("resourceType", text) or ""
     for key, value in node.items.items():
         if key in ("resourceType", "id"):
             continue
@@ -140,6 +143,10 @@ def _resource(text: str, node: JObject, found: RecordMap, *, contained: bool) ->
 
 
 def _entries(text: str, entries: JArray, found: RecordMap) -> None:
+    for entry in _objects(entries):  # first what each fullUrl is, for references that use it
+        resource = entry.items.get("resource")
+        if isinstance(resource, JObject) and (url := entry.string("fullUrl", text)):
+            found.local[url] = resource.string("resourceType", text) or ""
     for entry in entries.items:
         if not isinstance(entry, JObject):
             continue
@@ -218,6 +225,8 @@ def _narrative_text(text: str, node: JNode, where: _Where, found: RecordMap) -> 
         stop = m.start() if m else len(value)
         if stop > cursor:
             _xhtml_text(text, value, places, (cursor, stop), found)
+        if m and m.group(1):  # a comment is not shown, but it is written: prose too
+            _xhtml_text(text, value, places, m.span(1), found)
         cursor = m.end() if m else cursor
     return True
 
@@ -318,12 +327,14 @@ def _subject(text: str, node: JNode, where: _Where, found: RecordMap) -> bool:
 
 def _display_of(text: str, node: JObject, found: RecordMap) -> None:
     """A Reference's `display`, by the type it refers to (a patient's name is PATIENT)."""
-    display, reference = node.items.get("display"), node.string("reference", text)
-    m = _REFERENCE.search(reference) if reference else None
-    kind = m.group(1) if m else node.string("type", text)
-    if reference and reference.startswith("#"):
-        kind = found.contained.get(reference[1:], kind)
-    if isinstance(display, JString) and kind in _BY_REFERENCE:
+    display, reference = node.items.get("display"), node.string("reference", text) or ""
+    m = _REFERENCE.search(reference)
+    kind = found.local.get(reference) or (m.group(1) if m else None) or node.string("type", text)
+    if not isinstance(display, JString):
+        return
+    if kind is None:  # a reference that says nothing of what it refers to: its display may be a person
+        _value(text, display, Category.PATIENT, None, found)
+    elif kind in _BY_REFERENCE:
         _value(text, display, _BY_REFERENCE[kind], None, found)
 
 
