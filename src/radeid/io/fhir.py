@@ -44,6 +44,10 @@ _JSON_RESERVED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t
 _XHTML_RESERVED = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: `"resourceType"` with its first letter escaped: the same JSON, written by `_framed` in a record
+#: read with its escapes decoded whose every non-ASCII character was replaced, so that reading the
+#: output again (`reidentify`) still escapes what it restores. The reader undoes it.
+_MARKER = '"\\u0072esourceType"'
 #: Files up to this size are counted for a progress bar (`estimate_fhir`).
 ESTIMATE_MAX_BYTES = 256 << 20
 
@@ -142,10 +146,13 @@ def _record(
 def _decode_non_ascii(text: str) -> str | None:
     """A pure-ASCII record (`json.dumps`' default) with its escapes of non-ASCII characters
     decoded, so that the detectors and the surrogates see `Renée`, not `Ren\\u00e9e`; None for a
-    record with raw non-ASCII characters or upper-case escapes (`\\u00E9`), which is read as it is.
-    The writer escapes every non-ASCII character again, in lower case: the bytes come back."""
+    record that has none, or raw non-ASCII characters, or upper-case escapes (`\\u00E9`): it is read
+    as it is. The writer escapes every non-ASCII character again, in lower case: the bytes come back.
+    An output whose every such character was replaced says so with `_MARKER` (see `_framed`)."""
     if not text.isascii():
         return None
+    marked = _MARKER in text
+    text = text.replace(_MARKER, '"resourceType"', 1) if marked else text
     pieces: list[str] = []
     cursor = 0
     for m in ESCAPE.finditer(text):  # outside strings, JSON has no backslash
@@ -159,7 +166,7 @@ def _decode_non_ascii(text: str) -> str | None:
             return None
         pieces += [text[cursor : m.start()], char]
         cursor = m.end()
-    return "".join([*pieces, text[cursor:]])
+    return "".join([*pieces, text[cursor:]]) if pieces or marked else None
 
 
 def _as_warning(issue: ReadIssue) -> ReadIssue:
@@ -250,8 +257,11 @@ class FhirWriter(TextDocumentWriter):
 def _framed(result: Result) -> str:
     prefix, suffix = result.document.metadata.get(metakeys.FRAME) or ("", "")
     text = result.text
-    if result.document.metadata.get(metakeys.ESCAPE_NON_ASCII) and not text.isascii():
-        text = _NON_ASCII.sub(lambda m: json.dumps(m.group())[1:-1], text)
+    if result.document.metadata.get(metakeys.ESCAPE_NON_ASCII):
+        if text.isascii():  # nothing left to escape: the reader could not tell, so say it
+            text = text.replace('"resourceType"', _MARKER, 1)
+        else:
+            text = _NON_ASCII.sub(lambda m: json.dumps(m.group())[1:-1], text)
     return f"{prefix}{text}{suffix}"
 
 

@@ -47,6 +47,9 @@ _REFERENCE = re.compile(r"(?:^|/)([A-Z][A-Za-z]+)/([A-Za-z0-9\-.]{1,64})(?:/_his
 _URN = re.compile(r"^urn:(?:uuid|oid):([0-9A-Za-z\-.]+)$")
 _TAG = re.compile(r"<!--(.*?)-->|<!\[CDATA\[.*?\]\]>|<[^>]*>", re.S)
 _ENTITY = re.compile(r"&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+#: A word of a name written whole; the words that are titles, not names.
+_WORD = re.compile(r"[^\s,;:()\"]+")
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof", "md", "phd", "do", "rn", "jr", "sr", "ii", "iii", ""})
 _PROSE = frozenset({"conclusion", "valueString", "valueMarkdown", "description"})
 #: Keys whose string values are codes or addresses, never dates to shift.
 _NOT_DATES = frozenset({"system", "code", "url", "reference", "id", "version", "fullUrl", "div"})
@@ -206,7 +209,7 @@ def _note(text: str, node: JNode, where: _Where, found: RecordMap) -> bool:
             if key == "text" and isinstance(value, JString):
                 _narrative(text, value.start, value.end, found)
             elif key == "authorString" and isinstance(value, JString):
-                _value(text, value, Category.HCW, None, found)
+                _words(text, value, Category.HCW, None, found)
             else:
                 _element(text, key, value, where, found)
     return True
@@ -250,7 +253,7 @@ def _name(text: str, node: JNode, where: _Where, found: RecordMap) -> bool:
         for key in ("family", "given", "text"):
             for part in _items(name.items.get(key, JArray(0))):
                 if isinstance(part, JString):
-                    _value(text, part, category, None, found)
+                    (_words if key == "text" else _value)(text, part, category, None, found)
         for key, value in name.items.items():
             if key not in ("family", "given", "text"):
                 _element(text, key, value, where, found)
@@ -333,9 +336,10 @@ def _display_of(text: str, node: JObject, found: RecordMap) -> None:
     if not isinstance(display, JString):
         return
     if kind is None:  # a reference that says nothing of what it refers to: its display may be a person
-        _value(text, display, Category.PATIENT, None, found)
+        _words(text, display, Category.PATIENT, None, found)
     elif kind in _BY_REFERENCE:
-        _value(text, display, _BY_REFERENCE[kind], None, found)
+        category = _BY_REFERENCE[kind]
+        (_value if category is Category.HOSPITAL else _words)(text, display, category, None, found)
 
 
 _HANDLERS = {
@@ -371,6 +375,16 @@ def _value(text: str, node: JString, category: Category, subtype: str | None, fo
     if start < end:
         found.structured.append([start, end, category.value, subtype])
         _escapes(text, start, end, found)
+
+
+def _words(text: str, node: JString, category: Category, subtype: str | None, found: RecordMap) -> None:
+    """A person's name written whole (`display`, `HumanName.text`): one span a word, titles left
+    out, as HL7 gives one a component, so the resolver finds the surname alone in the text too."""
+    for m in _WORD.finditer(text, node.start, node.end):
+        word = m.group().rstrip(".")
+        if word.casefold() not in _TITLES:
+            found.structured.append([m.start(), m.start() + len(word), category.value, subtype])
+            _escapes(text, m.start(), m.end(), found)
 
 
 def _narrative(text: str, start: int, end: int, found: RecordMap) -> None:

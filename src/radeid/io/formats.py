@@ -176,7 +176,7 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
 
 
 #: A FHIR resource's first key, as FHIR servers and bulk exports write it.
-_RESOURCE_TYPE = re.compile(rb'^\s*\{\s*"resourceType"\s*:')
+_RESOURCE_TYPE = re.compile(rb'^\s*\{\s*"(?:r|\\u0072)esourceType"\s*:')  # (radeid.io.fhir's mark too)
 
 
 def _holds_fhir(path: Path) -> bool:

@@ -23,6 +23,7 @@ Documents without these keys go through the pipeline untouched.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -86,6 +87,7 @@ def impose(doc: Document, resolved: Iterable[Span]) -> list[Span]:
     kept = _widen(kept, _pairs(doc.metadata, metakeys.ATOMIC))
     kept = [s for s in kept if not any(s.start < t.end and t.start < s.end for t in structured)]
     kept = _as_known_persons(doc.text, kept, structured)
+    kept = _with_known_neighbours(doc.text, kept, structured)
     return sorted([*kept, *structured], key=lambda s: (s.start, s.end))
 
 
@@ -126,6 +128,32 @@ def _as_known_persons(text: str, spans: list[Span], structured: list[Span]) -> l
             known = [c for c in _PERSONS if mine and mine <= words[c]]
             if len(known) == 1 and known[0] is not span.category:
                 span = span.with_(category=known[0], subtype=None)
+        out.append(span)
+    return out
+
+
+_BEFORE = re.compile(r"([^\W\d_][\w'’-]*) \Z")
+_AFTER = re.compile(r" ([^\W\d_][\w'’-]*)")
+
+
+def _with_known_neighbours(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
+    """A person span in the prose takes in the word just before or after it when that word is one of
+    the same person field's words: "Zoë" of "Zoë Ødegård" is too short to be found again on its own
+    (propagation needs four letters), but the structure says it is the patient's given name."""
+    words = {
+        c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
+    }
+    out: list[Span] = []
+    for n, span in enumerate(spans):
+        if span.category in _PERSONS:
+            low = max(out[-1].end if out else 0, span.start - 40)
+            high = min(spans[n + 1].start if n + 1 < len(spans) else len(text), span.end + 40)
+            before = _BEFORE.search(text, low, span.start)
+            after = _AFTER.match(text, span.end, high)
+            if before and before.group(1).casefold() in words[span.category]:
+                span = span.with_(start=before.start(1))
+            if after and after.group(1).casefold() in words[span.category]:
+                span = span.with_(end=after.end(1))
         out.append(span)
     return out
 
