@@ -33,9 +33,11 @@ OUT_NAMES = {
     InputFormat.I2B2: "out_i2b2",
     InputFormat.BRAT: "out_brat",
     InputFormat.HL7: "out.hl7",
+    InputFormat.FHIR: "out.json",
 }
-#: Formats whose records may hold any text (an HL7 record is a message: tests/io/test_hl7v2.py).
-ANY_TEXT = [f for f in InputFormat if f is not InputFormat.HL7]
+#: Formats whose records may hold any text (an HL7 record is a message: tests/io/test_hl7v2.py; a FHIR
+#: record a resource: tests/io/test_fhir.py).
+ANY_TEXT = [f for f in InputFormat if f not in (InputFormat.HL7, InputFormat.FHIR)]
 
 
 def split(items: object) -> tuple[list[Document], list[ReadIssue]]:

@@ -89,7 +89,6 @@ _SUFFIXES: dict[str, InputFormat] = {
     ".xml": InputFormat.I2B2,
     ".ann": InputFormat.BRAT,
     ".hl7": InputFormat.HL7,
-    ".json": InputFormat.FHIR,
 }
 #: Formats that may be gzip-compressed (`notes.jsonl.gz`); the others are read as they are.
 _GZIP_OK = frozenset({InputFormat.JSONL, InputFormat.CSV})
@@ -160,9 +159,9 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml or .ann files; "
             f"give the format explicitly (one of: {_known()})"
         )
-    fmt = format_from_suffix(p)
-    if fmt is InputFormat.JSONL and p.suffix.lower() == ".ndjson" and _holds_fhir(p):
+    if p.suffix.lower() in (".json", ".ndjson") and _holds_fhir(p):
         return InputFormat.FHIR
+    fmt = format_from_suffix(p)
     if fmt is None:
         hint = ""
         if p.name.lower().endswith((".json", ".json.gz")):
@@ -176,18 +175,19 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
 
 
 #: A FHIR resource's first key, as FHIR servers and bulk exports write it.
-_RESOURCE_TYPE = re.compile(rb'^\s*\{\s*"(?:r|\\u0072)esourceType"\s*:')  # (radeid.io.fhir's mark too)
+_RESOURCE_TYPE = re.compile(rb'"(?:r|\\u0072)esourceType"\s*:\s*"[A-Z]')  # (radeid.io.fhir's mark too)
 
 
 def _holds_fhir(path: Path) -> bool:
-    """An existing `.ndjson` file whose first record is a FHIR resource (a bulk export) is `fhir`;
-    any other `.ndjson` is JSONL."""
+    """An existing `.json` or `.ndjson` file whose first record is a FHIR resource (a Bundle, a bulk
+    export) is `fhir`; any other `.ndjson` is JSONL (and a `.json` name is only a hint at JSONL)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(4096)
     except OSError:
         return False
-    return _RESOURCE_TYPE.match(head.lstrip(b"\xef\xbb\xbf\r\n")) is not None
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"{" and _RESOURCE_TYPE.search(head) is not None
 
 
 def open_binary(path: Path) -> IO[bytes]:

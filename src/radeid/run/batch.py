@@ -81,9 +81,9 @@ def choose_output_format(
     """
     if output_format is not None:
         return output_format
+    if Path(output_path).suffix.lower() in (".json", ".ndjson") and _is_fhir(input_path, input_format):
+        return InputFormat.FHIR  # FHIR in, FHIR out (a bulk export's `.ndjson` is not JSONL)
     if format_from_suffix(Path(output_path)) is not None:
-        if Path(output_path).suffix.lower() in (".json", ".ndjson") and _is_fhir(input_path, input_format):
-            return InputFormat.FHIR  # a FHIR bulk export's `.ndjson` is FHIR, not JSONL
         return None
     source = input_format or detect_format(input_path)
     return source if source in FOLDER_FORMATS else None

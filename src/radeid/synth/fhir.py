@@ -60,21 +60,9 @@ def _prose(fakes: Fakes, patient: Person, doctor: Person, exam: date, accession:
     ]
 
 
-def bundle(fakes: Fakes, number: int, previous: SynthBundle | None = None, *, indent: int | None = 2) -> SynthBundle:
-    """One `collection` Bundle; pass a `previous` Bundle for its patient's next report."""
-    rng = fakes.rng
-    patient = previous.patient if previous else fakes.person()
-    mrn = previous.mrn if previous else fakes.mrn()
-    pid = previous.patient_id if previous else f"pat-{fakes.digits(6)}"
-    birth = previous.birth if previous else date(1940, 1, 1) + timedelta(days=rng.randrange(60 * 365))
-    doctor, exam, accession = fakes.person(), fakes.day(date(2023, 1, 1), 700), fakes.accession()
+def _patient(fakes: Fakes, patient: Person, pid: str, mrn: str, birth: date) -> dict[str, Any]:
     street, (city, state, zipcode) = fakes.street(), fakes.city_state_zip()
-    hospital = fakes.hospital()
-    doc_id, org_id = f"prac-{fakes.digits(5)}", f"org-{fakes.digits(4)}"
-    sentences = _prose(fakes, patient, doctor, exam, accession)
-    conclusion = " ".join(f"{a}{b}{c}" for a, b, c in sentences[:2])
-    observation = " ".join(f"{a}{b}{c}" for a, b, c in sentences[2:])
-    patient_resource = {
+    return {
         "resourceType": "Patient",
         "id": pid,
         "identifier": [{"type": {"coding": [{"code": "MR"}]}, "system": "urn:oid:1.2.3.4", "value": mrn}],
@@ -84,6 +72,22 @@ def bundle(fakes: Fakes, number: int, previous: SynthBundle | None = None, *, in
         "birthDate": birth.isoformat(),
         "address": [{"line": [street], "city": city, "state": state, "postalCode": zipcode}],
     }
+
+
+def bundle(fakes: Fakes, number: int, previous: SynthBundle | None = None, *, indent: int | None = 2) -> SynthBundle:
+    """One `collection` Bundle; pass a `previous` Bundle for its patient's next report."""
+    rng = fakes.rng
+    patient = previous.patient if previous else fakes.person()
+    mrn = previous.mrn if previous else fakes.mrn()
+    pid = previous.patient_id if previous else f"pat-{fakes.digits(6)}"
+    birth = previous.birth if previous else date(1940, 1, 1) + timedelta(days=rng.randrange(60 * 365))
+    doctor, exam, accession = fakes.person(), fakes.day(date(2023, 1, 1), 700), fakes.accession()
+    hospital = fakes.hospital()
+    doc_id, org_id = f"prac-{fakes.digits(5)}", f"org-{fakes.digits(4)}"
+    sentences = _prose(fakes, patient, doctor, exam, accession)
+    conclusion = " ".join(f"{a}{b}{c}" for a, b, c in sentences[:2])
+    observation = " ".join(f"{a}{b}{c}" for a, b, c in sentences[2:])
+    patient_resource = _patient(fakes, patient, pid, mrn, birth)
     report = {
         "resourceType": "DiagnosticReport",
         "id": f"rep-{number}",
