@@ -4,6 +4,7 @@ changed (a structural diff, and every resource still validates with fhir.resourc
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from datetime import date
@@ -237,6 +238,11 @@ def test_edge_cases_keep_escapes_and_restore_every_byte(tmp_path: Path, cli, key
     report = _resources(edge)["DiagnosticReport"]
     assert '"' in report["conclusion"] and "\n" in report["conclusion"]  # the escapes are kept
     assert report["text"]["div"].count("<p>") == 2 and "&amp; Dr." in report["text"]["div"]
+    dictation = base64.b64decode(_resources(edge)["DocumentReference"]["content"][0]["attachment"]["data"])
+    assert dictation.startswith(b"Radiology report for ") and dictation.endswith(b".\n")
+    assert not any(
+        secret.encode() in dictation for secret in ("Çağla", "Öztürk", "MRN-557201", "Whitfield", "03/12/2024")
+    )
 
 
 def test_pseudonymized_ids_and_parallel_runs(tmp_path: Path, cli, key_file: Path, config: Path) -> None:

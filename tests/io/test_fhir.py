@@ -3,6 +3,7 @@ bad records and resources reported one by one (radeid.io.fhir, radeid.io.fhir_fi
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -166,11 +167,19 @@ def test_the_edge_bundle_maps_every_element() -> None:
     assert "OR" not in texts and "US" not in texts and "2024-03" not in texts  # state, country, a month
     assert "rad1" not in texts and "Dr." not in texts  # contained ids are local; a title is no name
     assert texts.count("Whitfield") == 3 and "Renée O'Neill" not in texts  # HumanName.text: a span a word
-    assert texts.count("2024-03-12") == 4  # the date part of each date (time and zone stay)
+    assert texts.count("2024-03-12") == 5  # the date part of each date (time and zone stay)
+    assert ("61V5p+8geVTkp5I+ZlxrF2DsphU=", "ID", None) in found  # an attachment's hash
     prose = _texts(doc, metakeys.NARRATIVE)
     assert "Çağla Öztürk" in prose and " Öztürk " in prose  # an XHTML text node and a comment
     assert not any("<" in p or "xmlns" in p for p in prose)
-    assert _texts(doc, metakeys.VERBATIM) == ["\\n", '\\"', '\\"', "\\t", "&amp;"]
+    # text/plain attachments: read decoded (a JSON string of their text), prose, written as base64 again
+    assert "Radiology report for Çağla Öztürk (MRN-557201), 03/12/2024.\\nDictated by Dr. Whitfield.\\n" in prose
+    assert "Öztürk: impression unchanged." in prose
+    assert doc.metadata[metakeys.ENCODED] == [
+        [["entry", 1, "resource", "presentedForm", 0, "data"], "utf-8"],
+        [["entry", 3, "resource", "content", 0, "attachment", "data"], "utf-8"],
+    ]
+    assert _texts(doc, metakeys.VERBATIM) == ["\\n", '\\"', '\\"', "\\t", "&amp;", "\\n", "\\n"]
     assert _texts(doc, metakeys.ATOMIC) == ["&#233;", "&#224;"]
     assert doc.metadata[metakeys.RESERVED]["<"] == "&lt;"  # a record with XHTML
 
@@ -225,3 +234,36 @@ def test_an_output_with_nothing_left_to_escape_still_restores_escaped(tmp_path: 
     with open_writer(back, InputFormat.FHIR) as writer:  # what reidentify writes: the original text
         writer.write(Result(document=again, text=doc.text, replacements=()))
     assert back.read_bytes() == src.read_bytes()
+
+
+def test_an_attachment_that_is_not_canonical_base64_is_a_warning_and_left_as_it_is(tmp_path: Path) -> None:
+    text = "Secret Oyelaran\n" * 8
+    wrapped = base64.encodebytes(text.encode()).decode()  # MIME: a line break every 76 characters
+    report = REPORT | {"presentedForm": [{"contentType": "text/plain", "data": wrapped}]}
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(report), encoding="utf-8")
+    (doc,), (issue,) = _items(src)
+    assert issue.severity == "warning" and issue.reason.startswith("the text/plain attachment at presentedForm/0/data")
+    assert metakeys.ENCODED not in doc.metadata and "Secret" not in issue.describe()
+    with open_writer(tmp_path / "out.json", InputFormat.FHIR) as writer:
+        writer.write(Result.build(doc, []))
+    assert (tmp_path / "out.json").read_bytes() == src.read_bytes()
+
+
+def test_attachments_round_trip_through_a_replacement(tmp_path: Path) -> None:
+    report = REPORT | {
+        "presentedForm": [{"contentType": "text/plain", "data": base64.b64encode(b"Seen: Oyelaran.").decode()}]
+    }
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(report), encoding="utf-8")
+    (doc,), _ = _items(src)
+    start = doc.text.index("Oyelaran.")
+    result = Result.build(doc, [Replacement(Span(start, start + 8, Category.PATIENT), 'Le "Gu"')])
+    result = structured.escape_reserved(result)
+    out = tmp_path / "out.json"
+    with open_writer(out, InputFormat.FHIR) as writer:
+        writer.write(result)
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert base64.b64decode(written["presentedForm"][0]["data"]) == b'Seen: Le "Gu".'
+    (again,), _ = _items(out)
+    assert again.text == result.text  # what reidentify reads back: the vault's offsets still fit

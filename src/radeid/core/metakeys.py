@@ -11,6 +11,7 @@ __all__ = [
     "ATOMIC",
     "AUGMENTED_FROM",
     "COLUMNS",
+    "ENCODED",
     "ESCAPE_NON_ASCII",
     "FRAME",
     "IGNORED_SPANS",
@@ -65,6 +66,9 @@ FRAME = "frame"
 #: The record was pure ASCII JSON, read with its `\u00e9` escapes decoded: the writer writes every
 #: non-ASCII character as such an escape again (`bool`).
 ESCAPE_NON_ASCII = "escape_non_ascii"
+#: Strings read decoded from base64 (a FHIR attachment's `data`), each `[path, charset]` with the
+#: path of keys and indexes to the string in the record's JSON: the writer encodes them again.
+ENCODED = "encoded"
 
 # ---- what a generated document is (synthesis, augmentation, training data)
 #: Where a generated document comes from (`"radeid-synth"`, an augmentation, prose).

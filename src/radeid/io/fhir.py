@@ -20,9 +20,10 @@ identity and date shift across files. Output is UTF-8.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,9 @@ from radeid.core import metakeys
 from radeid.core.document import Document, Result
 from radeid.io.atomic import TextDocumentWriter
 from radeid.io.errors import FormatError, ReadIssue
-from radeid.io.fhir_fields import RecordMap, Resource, map_record
-from radeid.io.fhir_json import ESCAPE, JObject, scan
+from radeid.io.fhir_fields import Path as JsonPath
+from radeid.io.fhir_fields import RecordMap, Resource, at, map_record, text_attachments
+from radeid.io.fhir_json import ESCAPE, JArray, JObject, JString, scan
 from radeid.io.formats import InputFormat
 from radeid.io.records import STREAM_ERRORS, ReadOptions, bom_encoding, cheap_to_scan, decode_error_reason
 from radeid.io.registry import FormatHandler
@@ -131,16 +133,61 @@ def _record(
         return
     root = scan(text)
     assert isinstance(root, JObject)  # noqa: S101 - a dict above
-    found = map_record(text, root)
-    problems = list(_problems(text, found.resources, source, line))
+    problems = list(_problems(text, _resources(text, root), source, line))
     if problems and not (bundle_ok and value["resourceType"] == "Bundle"):
         yield from problems
         return
     yield from (_as_warning(p) for p in problems)
+    text, encoded, issues = _decode_attachments(text, root)
+    yield from (ReadIssue(source, line, None, issue, "warning") for issue in issues)
+    root = scan(text) if encoded else root
+    found = map_record(text, root, {at(root, path).start for path, _charset in encoded})
     metadata = _metadata(source, line, frame, found)
     if decoded is not None:
         metadata[metakeys.ESCAPE_NON_ASCII] = True
+    if encoded:
+        metadata[metakeys.ENCODED] = [[list(path), charset] for path, charset in encoded]
     yield Document(id=f"{value['resourceType']}-{line}", text=text, patient_id=found.patient_id, metadata=metadata)
+
+
+def _resources(text: str, node: JObject) -> Iterator[Resource]:
+    """The record's resources (a Bundle's entries', in Bundles in Bundles too), for validation."""
+    kind = node.string("resourceType", text)
+    yield Resource(kind, node.string("id", text), node.start, node.end)
+    entries = node.items.get("entry") if kind == "Bundle" else None
+    for entry in entries.items if isinstance(entries, JArray) else ():
+        resource = entry.items.get("resource") if isinstance(entry, JObject) else None
+        if isinstance(resource, JObject):
+            yield from _resources(text, resource)
+
+
+def _decode_attachments(text: str, root: JObject) -> tuple[str, list[tuple[JsonPath, str]], list[str]]:
+    """`text` with the base64 `data` of each text/plain attachment written as the JSON string of its
+    text (prose for the pipeline), the paths and charsets of those, and why any other was left as
+    it is: only base64 that encoding its text again gives back (canonical: no line breaks) is
+    decoded, so that the writer's base64 is the input's byte for byte."""
+    done: list[tuple[JsonPath, str]] = []
+    issues: list[str] = []
+    pieces: list[tuple[int, int, str]] = []
+    for path, charset in text_attachments(text, root):
+        node = at(root, path)
+        assert isinstance(node, JString)  # noqa: S101 - text_attachments gives strings
+        where = "/".join(str(p) for p in path)
+        try:
+            content = base64.b64decode(node.value(text), validate=True)
+            plain = content.decode(charset)
+            if base64.b64encode(plain.encode(charset)).decode("ascii") != node.value(text):
+                raise ValueError("not canonical")
+        except (ValueError, LookupError, UnicodeError):
+            issues.append(
+                f"the text/plain attachment at {where} is not canonical base64 of {charset} text: left as it is"
+            )
+            continue
+        pieces.append((node.start, node.end, json.dumps(plain, ensure_ascii=False)[1:-1]))
+        done.append((path, charset))
+    for start, end, content_text in reversed(pieces):
+        text = text[:start] + content_text + text[end:]
+    return text, done, issues
 
 
 def _decode_non_ascii(text: str) -> str | None:
@@ -187,7 +234,7 @@ def _metadata(source: str, line: int, frame: tuple[str, str], found: RecordMap) 
     }
 
 
-def _problems(text: str, resources: list[Resource], source: str, line: int) -> Iterator[ReadIssue]:
+def _problems(text: str, resources: Iterable[Resource], source: str, line: int) -> Iterator[ReadIssue]:
     for resource in resources:
         if resource.type == "Bundle":
             continue
@@ -257,12 +304,28 @@ class FhirWriter(TextDocumentWriter):
 def _framed(result: Result) -> str:
     prefix, suffix = result.document.metadata.get(metakeys.FRAME) or ("", "")
     text = result.text
+    encoded = result.document.metadata.get(metakeys.ENCODED)
+    if encoded:
+        text = _encode_attachments(text, encoded)
     if result.document.metadata.get(metakeys.ESCAPE_NON_ASCII):
         if text.isascii():  # nothing left to escape: the reader could not tell, so say it
             text = text.replace('"resourceType"', _MARKER, 1)
         else:
             text = _NON_ASCII.sub(lambda m: json.dumps(m.group())[1:-1], text)
     return f"{prefix}{text}{suffix}"
+
+
+def _encode_attachments(text: str, encoded: list[list[Any]]) -> str:
+    """Each attachment text read decoded (`_decode_attachments`) as base64 again."""
+    root = scan(text)
+    pieces = []
+    for path, charset in encoded:
+        node = at(root, tuple(path))
+        assert isinstance(node, JString)  # noqa: S101 - replacements never change the structure
+        pieces.append((node.start, node.end, base64.b64encode(node.value(text).encode(charset)).decode("ascii")))
+    for start, end, data in sorted(pieces, reverse=True):
+        text = text[:start] + data + text[end:]
+    return text
 
 
 FHIR = FormatHandler(read=read_fhir, open_writer=FhirWriter, estimate=estimate_fhir)

@@ -30,13 +30,13 @@ points at.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from radeid.core.categories import Category
 from radeid.io.fhir_json import ESCAPE, JArray, JNode, JObject, JString, decode_map
 
-__all__ = ["RESOURCE_ID", "RecordMap", "Resource", "map_record"]
+__all__ = ["RESOURCE_ID", "RecordMap", "Resource", "at", "map_record", "text_attachments"]
 
 #: The subtype of a resource id's span: its surrogate is keyed on the value alone (one run-wide pseudonym).
 RESOURCE_ID = "RESOURCE_ID"
@@ -94,6 +94,8 @@ class RecordMap:
     patient_id: str | None = None
     referred_patient: str | None = None
     xhtml: bool = False
+    #: Where the `data` strings read decoded from base64 start (prose, see `radeid.io.fhir`).
+    decoded: Collection[int] = ()
     #: Resource types by what a reference may say instead of `Type/id`: `#p1` (a contained
     #: resource) or an entry's `fullUrl` (`urn:uuid:...`).
     local: dict[str, str] = field(default_factory=dict)
@@ -107,9 +109,10 @@ class _Where:
     contained: bool = False
 
 
-def map_record(text: str, root: JNode) -> RecordMap:
-    """The prose, PHI, escapes, resources and patient key of one record (`root`: its scanned JSON)."""
-    found = RecordMap()
+def map_record(text: str, root: JNode, decoded: Collection[int] = ()) -> RecordMap:
+    """The prose, PHI, escapes, resources and patient key of one record (`root`: its scanned JSON;
+    `decoded`: where the attachment texts read decoded from base64 start)."""
+    found = RecordMap(decoded=frozenset(decoded))
     if not isinstance(root, JObject):
         return found
     _resource(text, root, found, contained=False)
@@ -150,9 +153,7 @@ def _entries(text: str, entries: JArray, found: RecordMap) -> None:
         resource = entry.items.get("resource")
         if isinstance(resource, JObject) and (url := entry.string("fullUrl", text)):
             found.local[url] = resource.string("resourceType", text) or ""
-    for entry in entries.items:
-        if not isinstance(entry, JObject):
-            continue
+    for entry in _objects(entries):
         for key, value in entry.items.items():
             if key == "resource" and isinstance(value, JObject):
                 _resource(text, value, found, contained=False)
@@ -342,7 +343,23 @@ def _display_of(text: str, node: JObject, found: RecordMap) -> None:
         (_value if category is Category.HOSPITAL else _words)(text, display, category, None, found)
 
 
+def _data(text: str, node: JNode, where: _Where, found: RecordMap) -> bool:
+    """An attachment's `data`: prose when it was read decoded (a text/plain attachment)."""
+    if isinstance(node, JString) and node.start in found.decoded:
+        _narrative(text, node.start, node.end, found)
+    return True
+
+
+def _hash(text: str, node: JNode, where: _Where, found: RecordMap) -> bool:
+    """An attachment's `hash` (SHA-1 of its data) would confirm a guess of the original text: an ID."""
+    if isinstance(node, JString):
+        _value(text, node, Category.ID, None, found)
+    return True
+
+
 _HANDLERS = {
+    "data": _data,
+    "hash": _hash,
     "conclusion": _prose,
     "valueString": _prose,
     "valueMarkdown": _prose,
@@ -416,3 +433,32 @@ def _reference(text: str, node: JString, found: RecordMap) -> None:
 def _resource_id(text: str, start: int, end: int, found: RecordMap) -> None:
     if start < end and not ESCAPE.search(text, start, end):
         found.structured.append([start, end, Category.ID.value, RESOURCE_ID])
+
+
+# ------------------------------------------------------------------------------------ attachments
+
+_TEXT_PLAIN = re.compile(r"\s*text/plain\s*(?:;\s*charset\s*=\s*\"?([\w.:-]+)\"?)?\s*", re.I)
+Path = tuple[str | int, ...]
+
+
+def text_attachments(text: str, root: JNode, path: Path = ()) -> Iterator[tuple[Path, str]]:
+    """The path of every `data` of a text/plain Attachment (any object with `contentType` and
+    `data`), with its charset (UTF-8 when the content type names none)."""
+    if isinstance(root, JObject):
+        kind = root.string("contentType", text)
+        m = _TEXT_PLAIN.fullmatch(kind) if kind else None
+        if m is not None and isinstance(root.items.get("data"), JString):
+            yield (*path, "data"), (m.group(1) or "utf-8").lower()
+        for key, value in root.items.items():
+            yield from text_attachments(text, value, (*path, key))
+    elif isinstance(root, JArray):
+        for n, value in enumerate(root.items):
+            yield from text_attachments(text, value, (*path, n))
+
+
+def at(root: JNode, path: Path) -> JNode:
+    """The value at `path` (keys and indexes) of a scanned record."""
+    node = root
+    for step in path:
+        node = node.items[step]  # type: ignore[union-attr,index]
+    return node
