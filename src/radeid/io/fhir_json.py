@@ -31,7 +31,10 @@ class JString:
     end: int
 
     def value(self, text: str) -> str:
-        decoded: str = json.loads(text[self.start - 1 : self.end + 1])
+        raw = text[self.start : self.end]
+        if "\\" not in raw:  # no escape: the characters are the value (most keys and values)
+            return raw
+        decoded: str = json.loads(f'"{raw}"')
         return decoded
 
 
