@@ -267,3 +267,20 @@ def test_attachments_round_trip_through_a_replacement(tmp_path: Path) -> None:
     assert base64.b64decode(written["presentedForm"][0]["data"]) == b'Seen: Le "Gu".'
     (again,), _ = _items(out)
     assert again.text == result.text  # what reidentify reads back: the vault's offsets still fit
+
+
+def test_a_display_alone_is_a_reference_and_a_coding_display_is_not(tmp_path: Path) -> None:
+    """`{"display": "Dr. Ada Whitfield"}` is a Reference with no reference: its display is a person
+    (failed before: only a Reference with `reference` or `type` had its display replaced)."""
+    report = REPORT | {
+        "performer": [{"display": "Dr. Ada Whitfield"}],
+        "code": {"coding": [{"display": "Chest Xray"}], "text": "Chest Xray"},
+        "extension": [{"url": "http://example.org/nok", "valueHumanName": {"family": "Lindqvist"}}],
+    }
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(report), encoding="utf-8")
+    (doc,), _ = _items(src)
+    spans = doc.metadata[metakeys.STRUCTURED_SPANS]
+    found = [(t, s[2]) for t, s in zip(_texts(doc, metakeys.STRUCTURED_SPANS), spans, strict=True)]
+    assert ("Whitfield", "HCW") in found and ("Ada", "HCW") in found and ("Lindqvist", "PATIENT") in found
+    assert not any(t in ("Chest", "Xray", "Dr.") for t, _c in found)

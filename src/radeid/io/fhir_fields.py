@@ -9,9 +9,10 @@ every string in it, and this module walks the resources and says, by element:
   HCW, everyone else's PATIENT), ContactPoint `value` (PHONE or EMAIL by `system`), Address
   `line`/`city`/`postalCode`/`district`/`text` (the state and country stay), `identifier.value`
   (ID; a Patient's are MRNs), an Organization's or Location's `name` (HOSPITAL), a Reference's
-  `display` (by the type it refers to: a person's, an organization's or a place's; PATIENT when the
-  reference does not say), and the date of every date, dateTime and instant value (`2024-03-12` of
-  `2024-03-12T15:30:00+01:00`: the time and zone stay; a year or a year and month
+  `display` (by the type it refers to: a person's, an organization's or a place's; when the
+  reference does not say, HCW under `performer`, `author`, ... and PATIENT elsewhere), and the
+  date of every date, dateTime and instant value (`2024-03-12` of `2024-03-12T15:30:00+01:00`: the
+  time and zone stay; a year or a year and month
   alone stay, as HIPAA's Safe Harbor allows);
 - **resource ids** (ID, subtype `RESOURCE_ID`): a resource's `id`, the id in each `reference`
   (`Patient/abc`, `http://host/fhir/Patient/abc/_history/2`, `urn:uuid:...`), `fullUrl` and a
@@ -183,14 +184,38 @@ def _element(text: str, key: str, node: JNode, where: _Where, found: RecordMap) 
         return
     for item in _items(node):
         if isinstance(item, JObject):
-            reference = "reference" in item.items or "type" in item.items
+            reference = key not in _CODINGS and _is_reference(item)
             if reference and "display" in item.items:
-                _display_of(text, item, found)
+                _display_of(text, item, found, Category.HCW if key in _STAFF else Category.PATIENT)
             for sub_key, value in item.items.items():
                 if not (reference and sub_key == "display"):
                     _element(text, sub_key, value, where, found)
         elif isinstance(item, JString) and key not in _NOT_DATES:
             _date(text, item, found)
+
+
+#: Elements that refer to staff: a display-only Reference there is a clinician's name.
+_STAFF = frozenset(
+    {
+        "performer",
+        "resultsInterpreter",
+        "author",
+        "requester",
+        "practitioner",
+        "generalPractitioner",
+        "authenticator",
+        "recorder",
+        "asserter",
+    }
+)
+#: Elements whose objects are Codings, whose `display` is a code's name, never a person's.
+_CODINGS = frozenset({"coding", "valueCoding", "class", "tag", "security", "code", "category", "type"})
+
+
+def _is_reference(node: JObject) -> bool:
+    """A Reference: a `reference`, a `type` or an `identifier`, or a `display` alone (no code)."""
+    keys = node.items.keys()
+    return bool({"reference", "type", "identifier"} & keys) or ("display" in keys and not {"code", "system"} & keys)
 
 
 # ------------------------------------------------------------------------------ element handlers
@@ -329,7 +354,7 @@ def _subject(text: str, node: JNode, where: _Where, found: RecordMap) -> bool:
     return False
 
 
-def _display_of(text: str, node: JObject, found: RecordMap) -> None:
+def _display_of(text: str, node: JObject, found: RecordMap, unsaid: Category = Category.PATIENT) -> None:
     """A Reference's `display`, by the type it refers to (a patient's name is PATIENT)."""
     display, reference = node.items.get("display"), node.string("reference", text) or ""
     m = _REFERENCE.search(reference)
@@ -337,7 +362,7 @@ def _display_of(text: str, node: JObject, found: RecordMap) -> None:
     if not isinstance(display, JString):
         return
     if kind is None:  # a reference that says nothing of what it refers to: its display may be a person
-        _words(text, display, Category.PATIENT, None, found)
+        _words(text, display, unsaid, None, found)
     elif kind in _BY_REFERENCE:
         category = _BY_REFERENCE[kind]
         (_value if category is Category.HOSPITAL else _words)(text, display, category, None, found)
@@ -367,10 +392,14 @@ _HANDLERS = {
     "note": _note,
     "text": _narrative_text,
     "name": _name,
+    "valueHumanName": _name,
     "alias": _alias,
     "telecom": _telecom,
+    "valueContactPoint": _telecom,
     "address": _address,
+    "valueAddress": _address,
     "identifier": _identifier,
+    "valueIdentifier": _identifier,
     "reference": _reference_element,
     "url": _entry_url,
     "location": _entry_url,
