@@ -284,3 +284,15 @@ def test_a_display_alone_is_a_reference_and_a_coding_display_is_not(tmp_path: Pa
     found = [(t, s[2]) for t, s in zip(_texts(doc, metakeys.STRUCTURED_SPANS), spans, strict=True)]
     assert ("Whitfield", "HCW") in found and ("Ada", "HCW") in found and ("Lindqvist", "PATIENT") in found
     assert not any(t in ("Chest", "Xray", "Dr.") for t, _c in found)
+
+
+def test_a_neighbour_is_taken_in_only_when_written_like_the_name() -> None:
+    text = "WILL OYELARAN | Oyelaran will return. Will Oyelaran came."
+    meta = {
+        metakeys.NARRATIVE: [[16, len(text)]],
+        metakeys.STRUCTURED_SPANS: [[0, 4, "PATIENT", None], [5, 13, "PATIENT", None]],
+    }
+    doc = Document("d", text, metadata=meta)
+    prose = [Span(m, m + 8, Category.PATIENT) for m in (16, text.index("Oyelaran came"))]
+    spans = structured.impose(doc, prose)
+    assert [s.text_in(text) for s in spans if s.start >= 16] == ["Oyelaran", "Will Oyelaran"]

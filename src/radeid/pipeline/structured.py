@@ -138,8 +138,9 @@ _AFTER = re.compile(r" ([^\W\d_][\w'’-]*)")
 
 def _with_known_neighbours(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
     """A person span in the prose takes in the word just before or after it when that word is one of
-    the same person field's words: "Zoë" of "Zoë Ødegård" is too short to be found again on its own
-    (propagation needs four letters), but the structure says it is the patient's given name."""
+    the same person field's words, written like a name: "Zoë" of "Zoë Ødegård" is too short to be
+    found again on its own (propagation needs four letters), but the structure says it is the
+    patient's given name ("Oyelaran will return" stays as it is for a patient named Will)."""
     words = {
         c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
     }
@@ -150,9 +151,10 @@ def _with_known_neighbours(text: str, spans: list[Span], structured: list[Span])
             high = min(spans[n + 1].start if n + 1 < len(spans) else len(text), span.end + 40)
             before = _BEFORE.search(text, low, span.start)
             after = _AFTER.match(text, span.end, high)
-            if before and before.group(1).casefold() in words[span.category]:
+            known = words[span.category]
+            if before and before.group(1)[:1].isupper() and before.group(1).casefold() in known:
                 span = span.with_(start=before.start(1))
-            if after and after.group(1).casefold() in words[span.category]:
+            if after and after.group(1)[:1].isupper() and after.group(1).casefold() in known:
                 span = span.with_(end=after.end(1))
         out.append(span)
     return out
