@@ -4,24 +4,32 @@ Overlapping spans merge into one (union extent, best-ranked category). When a mo
 straddles two rule spans of different kinds, that union swallows one into the other: in
 "Sr. Ramos el 3 de marzo de 2024" the model's "Ramos el 3 de" joined the title rule's name "Ramos"
 to the date rule's "3 de marzo de 2024", and the whole became one DATE, whose surrogate kept
-"Ramos el" as the date's literal words. A rule's span is exact by construction, so such a group
-is split at its rule spans instead: rule spans chained by overlap form clusters; a weak span
-touching one cluster, or clusters of one category, merges with them as before; a weak span touching
-clusters of different categories (a bridge) keeps only its pieces outside them ("Gaspar Aguilar"
-between a hospital and a postcode), each a span of its own, and loses the rest, which the rule
-spans cover.
+"Ramos el" as the date's literal words. A rule's span is exact by construction, so a group one of
+whose rule spans is a date or an age is split at its rule spans instead: rule spans chained by
+overlap form clusters; a weak span touching one cluster, or clusters of one category, or holding
+every cluster it touches whole, merges with them as before; a weak span that joins clusters of
+different categories and cuts into one of them (a bridge) keeps only its pieces outside them that
+look like PHI (a name or a number between the two), each a span of its own, and loses the rest,
+which the rule spans cover.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from radeid.core.categories import Category
 from radeid.core.document import Span
 
 __all__ = ["split_bridged"]
 
-#: (start, end) of a piece of a bridge -> the piece tightened, or None when it holds no PHI
-Piece = Callable[[int, int], "tuple[int, int] | None"]
+#: Categories whose surrogate keeps the span's other words as written (a date's "el", "de"): a
+#: name merged into one of them would survive. Other merged groups are replaced whole, so a
+#: hospital and the street after it may still merge (MEDDOCAN's signature lines: splitting those
+#: lost gold tokens for nothing).
+_TEMPLATED = frozenset({Category.DATE, Category.AGE})
+
+#: (start, end) of what a bridge holds outside the rule spans -> its pieces that look like PHI
+Piece = Callable[[int, int], "list[tuple[int, int]]"]
 
 
 def split_bridged(
@@ -31,12 +39,12 @@ def split_bridged(
     weak span joins rule clusters of different categories."""
     clusters = _chained([s for s in group if anchor(s)])
     kinds = [frozenset(s.category for s in c) for c in clusters]
-    if len(clusters) < 2 or len(set(kinds)) < 2:
+    if len(clusters) < 2 or len(set(kinds)) < 2 or not any(k & _TEMPLATED for k in kinds):
         return [list(group)], []
     root = list(range(len(clusters)))
     weak = [s for s in group if not anchor(s)]
     touched = {id(s): _touched(s, clusters) for s in weak}
-    bridges = [s for s in weak if len({kinds[i] for i in touched[id(s)]}) > 1]
+    bridges = [s for s in weak if _bridges(s, [(clusters[i], kinds[i]) for i in touched[id(s)]])]
     bridged = {id(s) for s in bridges}
     for span in weak:  # a weak span joining clusters of one kind joins them, as a plain merge would
         if id(span) not in bridged:
@@ -58,9 +66,8 @@ def split_bridged(
     pieces: list[Span] = []
     for span in [*loose, *bridges]:  # what a bridge or loose span holds outside every part, on its own
         for start, end in _outside(span.start, span.end, extents):
-            tight = piece(start, end) if piece is not None else None
-            if tight is not None:
-                pieces.append(span.with_(start=tight[0], end=tight[1]))
+            for a, b in piece(start, end) if piece is not None else ():
+                pieces.append(span.with_(start=a, end=b))
     return merged + _chained(pieces), bridges
 
 
@@ -73,6 +80,15 @@ def _chained(spans: list[Span]) -> list[list[Span]]:
         else:
             groups.append([span])
     return groups
+
+
+def _bridges(span: Span, touched: list[tuple[list[Span], frozenset[Category]]]) -> bool:
+    """Whether `span` joins rule clusters of different kinds and cuts into one of them: a span that
+    holds them all whole is one larger name ("Hospital Universitario 12 de Octubre": a hospital
+    named for a date), merged as before."""
+    if len({kind for _, kind in touched}) < 2:
+        return False
+    return any(_start(c) < span.start or span.end < _end(c) for c, _ in touched)
 
 
 def _touched(span: Span, clusters: list[list[Span]]) -> list[int]:

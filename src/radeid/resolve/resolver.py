@@ -388,7 +388,7 @@ def merge_overlaps(
 
     def close() -> None:
         if anchor is not None and len(group) > 2:
-            parts, bridges = split_bridged(group, anchor, partial(_bridge_piece, text) if text is not None else None)
+            parts, bridges = split_bridged(group, anchor, partial(_bridge_pieces, text) if text is not None else None)
         else:
             parts, bridges = [group], []
         for part in sorted(parts, key=lambda p: min(s.start for s in p)):
@@ -410,15 +410,26 @@ def merge_overlaps(
     return result
 
 
-def _bridge_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """A bridge's piece outside the rule spans, tightened; None unless it has a capital or a digit
-    (a name or a number, as "Gaspar Aguilar 90" between a hospital and a postcode): lower-case
-    words and punctuation between two rule spans ("Ramos el 3 de": " el ") are not PHI."""
-    start, end = tighten(text, start, end)
-    piece = text[start:end]
-    if end <= start or not any(ch.isupper() or ch.isdigit() for ch in piece) or only_function_words(piece):
-        return None
-    return start, end
+def _bridge_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A bridge's pieces outside the rule spans: the runs of words with a capital or a digit (a
+    name, a number), tightened. Lower-case words between two rule spans ("Ramos el 3 de": " el ")
+    are not PHI, nor is a run of abbreviations alone ("Dr.")."""
+    pieces: list[tuple[int, int]] = []
+    run: list[re.Match[str]] = []
+    for m in [*_PIECE_WORD.finditer(text, start, end), None]:
+        if m is not None and any(ch.isupper() or ch.isdigit() for ch in m.group()):
+            run.append(m)
+            continue
+        if run and not all(_ABBREVIATION.fullmatch(w.group()) for w in run):
+            a, b = tighten(text, run[0].start(), run[-1].end())
+            if b > a and not only_function_words(text[a:b]):
+                pieces.append((a, b))
+        run = []
+    return pieces
+
+
+_PIECE_WORD = re.compile(r"[^\s,;:()]+")
+_ABBREVIATION = re.compile(r"[^\W\d_]{1,4}\.")
 
 
 def _merge_group(group: list[Span], rank: Callable[[Span], tuple[Any, ...]]) -> Span:
