@@ -1,8 +1,9 @@
 """`RuleDetector`: regular expressions + context words + validators, with the rules kept as data.
 
 The rules live in TOML files: the shared base in `radeid/data/rules/*.toml` (the schema is
-documented at the top of its `00_common.toml`), each language's in `radeid/data/lang/<code>/rules/`. The engine is in three parts: `radeid.patterns.rule_files` loads and merges rule
-files and compiles each rule once, `radeid.patterns.pattern_files` expands `{{MACRO}}` /
+documented at the top of its `00_common.toml`), each language's in `radeid/data/lang/<code>/rules/`.
+The engine is in three parts: `radeid.patterns.rule_files` loads and merges rule files and
+compiles each rule once, `radeid.patterns.pattern_files` expands `{{MACRO}}` /
 `{{list:NAME}}` references and writes word lists as tries, and this module applies the rules.
 
 Speed comes from *triggers*: a rule may name literal strings (matched in the text lower-cased

@@ -7,9 +7,10 @@ surrogate mode a false positive is an invisible change to research data, so this
 as recall.
 
 The patterns live in TOML files (the shared base `radeid/data/protected/*.toml`, schema at the top
-of its `00_common.toml`, then the language pack's `radeid/data/lang/<code>/protected/*.toml`) and reuse the rule files' macro and word-list machinery. Patterns never cross a
-line break, so `ProtectedContent.find_near` only scans the lines that hold a PHI proposal: most
-lines of a report have none, which keeps the cost per document small.
+of its `00_common.toml`, then the language pack's `radeid/data/lang/<code>/protected/*.toml`)
+and reuse the rule files' macro and word-list machinery. Patterns never cross a line break, so
+`ProtectedContent.find_near` only scans the lines that hold a PHI proposal: most lines of a
+report have none, which keeps the cost per document small.
 """
 
 from __future__ import annotations
