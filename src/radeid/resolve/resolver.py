@@ -127,6 +127,7 @@ class Resolver:
                 include_bundled=config.protected.include_bundled,
                 disabled_classes=config.protected.disabled_classes,
                 disabled=config.protected.disabled,
+                language=None,  # config.protected_files starts with the language pack's files
             )
         forms = None
         if config.resolver.form_check_sources:
