@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 from radeid.synth.fakes import Fakes, Person
 
-__all__ = ["SynthBundle", "bundle", "bundles"]
+__all__ = ["SynthBundle", "bundle", "bundles", "write_bulk_export"]
 
 _FINDINGS = (
     "No acute cardiopulmonary process.",
@@ -151,3 +152,21 @@ def bundles(count: int, seed: int = 0, *, per_patient: int = 1, indent: int | No
         previous = out[-1] if out and number % per_patient else None
         out.append(bundle(fakes, number + 1, previous, indent=indent))
     return out
+
+
+def write_bulk_export(items: list[SynthBundle], output: Path) -> int:
+    """Write the Bundles one a line (a bulk export, `.ndjson`) through a temporary beside `output`,
+    renamed only when whole; the count. Each Bundle must have been made with `indent=None`."""
+    from radeid.io.atomic import AtomicTextFile
+    from radeid.io.commit import apply_moves
+
+    file = AtomicTextFile(output, overwrite=None)
+    try:
+        for item in items:
+            file.handle.write(item.text + "\n")
+        moves = file.stage()
+    except BaseException:
+        file.abort()
+        raise
+    apply_moves(moves)
+    return len(items)
