@@ -134,14 +134,8 @@ def synth_command(
     from radeid.cli.jobs import check_job_paths
 
     output = output or Path(_DEFAULT_OUTPUT[fmt])
-    if fmt == "hl7":
-        gold = gold or output.with_name(f"{output.stem if output.suffix else output.name}.gold.jsonl")
-        check_job_paths({}, {"--output": output, "--gold": gold})
-        _write_hl7(n, seed, output, gold, mllp, per_patient, quiet)
-        return
-    if fmt in ("fhir", "dicom"):
-        check_job_paths({}, {"--output": output})
-        _write_records(fmt, n, seed, output, per_patient, quiet)
+    if fmt != "jsonl":
+        _write_format(fmt, n, seed, output, gold, mllp, per_patient, quiet)
         return
     check_job_paths({"--openi-carrier": openi_carrier}, {"--output": output})
     options = _synth_options(seed, kinds, upper_rate, wrap_rate, typo_rate, openi_carrier, extras)
@@ -181,6 +175,21 @@ def _write_hl7(n: int, seed: int, output: Path, gold: Path, mllp: bool, per_pati
             f"wrote {count} HL7 messages ({framing}) to {escape(str(output))} and their gold spans to "
             f"{escape(str(gold))} in {took:.1f} s"
         )
+
+
+def _write_format(
+    fmt: str, n: int, seed: int, output: Path, gold: Path | None, mllp: bool, per_patient: int, quiet: bool
+) -> None:
+    """The structured formats: HL7 messages with their gold, FHIR Bundles or DICOM SR files."""
+    from radeid.cli.jobs import check_job_paths
+
+    if fmt == "hl7":
+        gold = gold or output.with_name(f"{output.stem if output.suffix else output.name}.gold.jsonl")
+        check_job_paths({}, {"--output": output, "--gold": gold})
+        _write_hl7(n, seed, output, gold, mllp, per_patient, quiet)
+    else:
+        check_job_paths({}, {"--output": output})
+        _write_records(fmt, n, seed, output, per_patient, quiet)
 
 
 def _write_records(fmt: str, n: int, seed: int, output: Path, per_patient: int, quiet: bool) -> None:
