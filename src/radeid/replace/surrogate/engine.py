@@ -446,7 +446,7 @@ class SurrogateReplacer:
         found = [
             i
             for i in indexes
-            if "/" in text[max(0, spans[i].start - 1) : spans[i].end + 1]  # the cheap test first
+            if text.find("/", max(0, spans[i].start - 1), spans[i].end + 1) >= 0  # the cheap test first
             and is_transcription_initials(text, spans[i].start, spans[i].end)
         ]
         if not found:

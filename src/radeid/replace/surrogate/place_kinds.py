@@ -98,4 +98,9 @@ def names_a_facility(text: str, locale: str = "en_US") -> bool:
     if len(words) < 2:
         return False
     lists = place_words(locale)
-    return word_key(words[-1]) in lists.facility_tails or word_key(words[0]) in lists.facility_heads
+    return _key(words[-1]) in lists.facility_tails or _key(words[0]) in lists.facility_heads
+
+
+def _key(word: str) -> str:
+    """`word_key` of one word, with the ASCII case inline (a name span's words, every span)."""
+    return word.lower().strip(".,;:") if word.isascii() else word_key(word)

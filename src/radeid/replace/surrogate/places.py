@@ -150,11 +150,12 @@ def _acronym(text: str, stream: KeyStream) -> str:
 
 _ACRONYM = re.compile(r"[A-Z][A-Z&]{1,7}")
 _STOP = frozenset({"of", "the", "and", "&", "for", "at", "in"})
+_INITIAL_WORD = re.compile(r"[^\W\d_][\w'’]*")
 
 
 def initials(name: str) -> str:
     """ "Massachusetts General Hospital" -> "MGH" (small words skipped)."""
-    return "".join(w[0].upper() for w in re.findall(r"[^\W\d_][\w'’]*", name) if w.casefold() not in _STOP)
+    return "".join(w[0].upper() for w in _INITIAL_WORD.findall(name) if w.casefold() not in _STOP)
 
 
 def claim(ctx: SurrogateContext, original: str, new: str) -> bool:
