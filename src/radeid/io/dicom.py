@@ -34,7 +34,7 @@ from radeid.core import metakeys
 from radeid.core.document import Document, Result
 from radeid.io.atomic import DocumentWriter
 from radeid.io.dicom_fields import RS, entries, parse_rendering, render
-from radeid.io.errors import FormatError, ReadIssue
+from radeid.io.errors import FormatError, ReadIssue, naming
 from radeid.io.folders import FolderWriter, _safe_relpath, refuse_undecodable_names
 from radeid.io.formats import InputFormat, walk_files
 from radeid.io.record_codecs import CellReader, RecordCodec
@@ -268,25 +268,30 @@ class DicomWriter(FolderWriter):
         super().__init__(path, options, overwrite, InputFormat.DICOM)
 
     def _write(self, result: Result) -> None:
-        import pydicom
-
-        doc = result.document
-        source = doc.metadata.get(metakeys.PATH)
+        source = result.document.metadata.get(metakeys.PATH)
         if not source:
-            raise ValueError(f"document {doc.id!r}: DICOM output needs the file the document was read from")
-        with quiet():
-            dataset = _deidentified(result, pydicom.dcmread(source))
+            raise ValueError(f"document {result.document.id!r}: DICOM output needs the file the document was read from")
+        self._save(result.document.id, deidentified_bytes(result, Path(source)))
+
+    def write_file(self, doc_id: str, data: bytes) -> None:
+        """A file de-identified elsewhere (`deidentified_bytes`: a Spark executor's output cell),
+        written where `write` writes the document `doc_id`."""
+        self._ensure_open()
+        with naming(self.path):
+            self._save(doc_id, data)
+        self.count += 1
+
+    def _save(self, doc_id: str, data: bytes) -> None:
         if self._single:
             if self.count:
                 raise ValueError(f"output {str(self.path)!r} holds a single document; write to a folder for more")
             target = self._atomic.tmp / self.path.with_suffix(".dcm").name
         else:  # every output ends in `.dcm`: `IM0001` is written `IM0001.dcm` and reads back as `IM0001`
-            target = self._free(self._atomic.tmp / f"{_safe_relpath(doc.id)}.dcm")
+            target = self._free(self._atomic.tmp / f"{_safe_relpath(doc_id)}.dcm")
         with open(target, "xb") as handle:
             if getattr(self, "_private", False):
                 os.chmod(target, 0o600)
-            with quiet():
-                dataset.save_as(handle)
+            handle.write(data)
 
     @staticmethod
     def _free(base: Path) -> Path:
@@ -309,16 +314,17 @@ def _deidentified(result: Result, dataset: Any) -> Any:
     return dataset
 
 
-def deidentified_bytes(result: Result, original: bytes) -> bytes:
-    """The file `DicomWriter` writes for `result`, as bytes, from the original file's bytes (a
-    Spark cell): the same bytes for the same result."""
+def deidentified_bytes(result: Result, original: bytes | Path) -> bytes:
+    """The file `DicomWriter` writes for `result`, from the original file (its path, or its bytes:
+    a Spark cell): the same bytes for the same result."""
     import io
 
     import pydicom
 
     buffer = io.BytesIO()
     with quiet():
-        _deidentified(result, pydicom.dcmread(io.BytesIO(original))).save_as(buffer)
+        dataset = pydicom.dcmread(io.BytesIO(original) if isinstance(original, bytes) else original)
+        _deidentified(result, dataset).save_as(buffer)
     return buffer.getvalue()
 
 

@@ -239,6 +239,12 @@ class Hl7Writer(TextDocumentWriter):
     def _write(self, result: Result) -> None:
         self._file.handle.write(_framed(result))
 
+    def write_message(self, framed: str) -> None:
+        """A message de-identified elsewhere, framing included (a Spark executor's output cell)."""
+        self._ensure_open()
+        self._file.handle.write(framed)
+        self.count += 1
+
     @classmethod
     def encoder(cls, path: Path, options: ReadOptions) -> Callable[[Result], str] | None:
         return _framed
