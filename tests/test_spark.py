@@ -423,3 +423,103 @@ def test_spark_deid_takes_deids_options_and_refuses_an_existing_output_before_an
     assert "de-identified" not in done.output  # -q: no summary line
     rows = [json.loads(line) for part in sorted(out.glob("part-*.json")) for line in part.read_text().splitlines()]
     assert rows == [{"id": "a", "text": "Seen by [PATIENT] on [DATE]."}]
+
+
+def _structured_job(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A rules-only surrogate job (a config file and a key file) for `radeid deid` and `spark-deid` alike."""
+    key_file = tmp_path / "site.key"
+    key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
+    config = tmp_path / "job.toml"
+    config.write_text('[pipeline]\ndetectors = ["rules", "lexicon"]\n', encoding="utf-8")
+    return config, ["--config", str(config), "--key-file", str(key_file), "--mode", "surrogate", "-q"]
+
+
+def _audit_rows(folder: Path) -> dict[str, list[dict]]:
+    rows: dict[str, list[dict]] = defaultdict(list)
+    for part in sorted(folder.glob("part-*.json")):
+        for line in part.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            row.setdefault("subtype", None)  # Spark's JSON writer leaves nulls out
+            rows[row.pop("doc_id")].append(row)
+    return {k: sorted(v, key=lambda s: s["start"]) for k, v in rows.items()}
+
+
+def _local_audit(output: Path) -> dict[str, list[dict]]:
+    rows: dict[str, list[dict]] = defaultdict(list)
+    for line in Path(f"{output}.audit.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        rows[row.pop("doc_id")].append(row)
+    return dict(rows)
+
+
+def test_hl7_messages_give_what_radeid_deid_gives_byte_for_byte(spark: Any, tmp_path: Path) -> None:
+    """Issue 31: one HL7 message per row (`record_format="hl7"`) and `spark-deid messages.hl7`
+    write the bytes `radeid deid` writes for the same key, MLLP framing kept; a row that is no
+    message is one failed record, named by id and reason, never its text."""
+    pytest.importorskip("hl7")
+    from radeid.core import metakeys
+    from radeid.io.readers import read_documents
+    from radeid.synth.hl7 import MLLP_END, MLLP_START, oru_messages
+
+    config, args = _structured_job(tmp_path)
+    src = tmp_path / "oru.hl7"
+    src.write_bytes("".join(f"{MLLP_START}{m.text}{MLLP_END}" for m in oru_messages(4, per_patient=2)).encode())
+    reference = tmp_path / "ref.hl7"
+    result = CliRunner().invoke(radeid_app, ["deid", str(src), "-o", str(reference), *args])
+    assert result.exit_code == 0, result.output
+    audit = _local_audit(reference)
+
+    docs = list(read_documents(src))
+    rows = [(n, d.id, "".join((d.metadata[metakeys.FRAME][0], d.text, d.metadata[metakeys.FRAME][1])))
+            for n, d in enumerate(docs)]  # fmt: skip
+    rows.append((9, "bad", f"PID|1||{SECRET}"))
+    df = spark.createDataFrame(rows, "n long, id string, message string")
+    spec = PipelineSpec.surrogates(KEY, Config.load(config))
+    out = deidentify_dataframe(df, "message", "id", config=spec, record_format="hl7", on_error="skip")
+    got = sorted(out.collect(), key=lambda r: r["n"])
+    assert "".join(r["message"] for r in got[:-1]).encode() == reference.read_bytes()
+    assert {r["id"]: [s.asDict() for s in r["phi_spans"]] for r in got[:-1]} == dict(audit)
+    assert got[-1]["message"] is None and got[-1]["phi_error"] == "no MSH segment: this is not an HL7 v2 message file"
+
+    spark_out = tmp_path / "spark.hl7"
+    result = CliRunner().invoke(radeid_app, ["spark-deid", str(src), str(spark_out), "--master", "local[2]", *args])
+    assert result.exit_code == 0, result.output
+    assert spark_out.read_bytes() == reference.read_bytes()
+    assert _audit_rows(Path(f"{spark_out}.audit")) == dict(audit)
+
+
+def test_dicom_files_give_what_radeid_deid_gives_byte_for_byte(spark: Any, tmp_path: Path) -> None:
+    """Issue 31: DICOM SR files as binary cells (`record_format="dicom"`) and `spark-deid srdir/
+    --format dicom` write the files `radeid deid` writes for the same key (pydicom's bytes are
+    deterministic); a cell that is no DICOM file is one failed record."""
+    pytest.importorskip("pydicom")
+    from radeid.synth.dicom import sr_reports, write_sr
+
+    config, args = _structured_job(tmp_path)
+    srdir = tmp_path / "sr"
+    (srdir / "ct").mkdir(parents=True)
+    for n, report in enumerate(sr_reports(3, per_patient=2)):
+        write_sr(report.dataset, srdir / ("ct" if n else "") / f"r{n}.dcm")
+    reference = tmp_path / "ref"
+    result = CliRunner().invoke(radeid_app, ["deid", str(srdir), "-o", str(reference), *args])
+    assert result.exit_code == 0, result.output
+    expected = {p.relative_to(reference).as_posix(): p.read_bytes() for p in reference.rglob("*.dcm")}
+    assert sorted(expected) == ["ct/r1.dcm", "ct/r2.dcm", "r0.dcm"]
+
+    cells = [(name.removesuffix(".dcm"), (srdir / name).read_bytes()) for name in expected]
+    df = spark.createDataFrame([*cells, ("junk", SECRET.encode())], "id string, content binary")
+    spec = PipelineSpec.surrogates(KEY, Config.load(config))
+    out = deidentify_dataframe(df, "content", "id", config=spec, record_format="dicom", on_error="skip").collect()
+    assert {f"{r['id']}.dcm": bytes(r["content"]) for r in out if r["id"] != "junk"} == expected
+    junk = next(r for r in out if r["id"] == "junk")
+    assert junk["content"] is None and junk["phi_error"] == "not a DICOM file (no DICM marker after the preamble)"
+
+    spark_out = tmp_path / "spark-out"
+    result = CliRunner().invoke(
+        radeid_app, ["spark-deid", str(srdir), str(spark_out), "--format", "dicom", "--master", "local[2]", *args]
+    )
+    assert result.exit_code == 0, result.output
+    assert {p.relative_to(spark_out).as_posix(): p.read_bytes() for p in spark_out.rglob("*.dcm")} == expected
+    audit = _local_audit(reference)
+    assert _audit_rows(Path(f"{spark_out}.audit")) == audit and sum(len(v) for v in audit.values()) > 20

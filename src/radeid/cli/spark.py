@@ -53,8 +53,18 @@ FROM_DEID = (
 
 @with_options(borrowed_options(deid, FROM_DEID))
 def spark_deid(
-    input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
-    output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
+    input_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT", help="Parquet or JSONL file/folder (Spark path), an HL7 file or a DICOM folder."
+        ),
+    ],
+    output_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="OUTPUT", help="Output folder (Spark writes part files); HL7: a file; DICOM: a local folder."
+        ),
+    ],
     mode: ModeOpt = None,
     key_file: Annotated[
         Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
@@ -62,7 +72,7 @@ def spark_deid(
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
     ] = None,
-    input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet or jsonl.")] = None,
+    input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet, jsonl, hl7 or dicom.")] = None,
     output_format: Annotated[
         str | None, typer.Option("--output-format", help="parquet or jsonl (default: the input's).")
     ] = None,
@@ -106,7 +116,7 @@ def spark_deid(
     ] = None,
     **job: Any,
 ) -> None:
-    """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
+    """De-identify Parquet/JSONL, HL7 v2 or DICOM SR on Apache Spark (local or a cluster; see `spark-submit`).
 
     Example:
 
@@ -261,7 +271,8 @@ def _run_job(
 def _report(skipped: list[tuple[str, str]], count: int, output_path: str, quiet: bool = False) -> None:
     """The skipped documents (the first 20, then a count) and the total (not with --quiet), on stderr."""
     for doc_id, error in skipped[:20]:
-        typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
+        said = f"{error} while de-identifying" if error.isidentifier() else error  # an exception type, or why
+        typer.echo(f"skipped: document {doc_id!r}: {said}", err=True)  # a record did not parse
     if len(skipped) > 20:
         typer.echo(f"... and {len(skipped) - 20} more skipped documents", err=True)
     if not quiet:

@@ -419,22 +419,35 @@ def _output_schema(
 # ------------------------------------------------------------------------------------ files
 
 
+#: What `spark-deid` reads: tables (Parquet, JSONL) and structured files, one record per row.
+SPARK_FORMATS = ("parquet", "jsonl", "hl7", "dicom")
+
+
 def _suffix_format(path: str) -> str | None:
     name = path.rstrip("/").lower().removesuffix(".gz")
     if name.endswith((".parquet", ".pq")):
         return "parquet"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
+    if name.endswith(".hl7"):
+        return "hl7"
+    if name.endswith(".dcm"):
+        return "dicom"
     return None
 
 
 def _spark_format(path: str, fmt: str | None) -> str:
-    """parquet or jsonl: as asked, else by suffix, else by what a local folder holds."""
+    """As asked, else by suffix, else by what a local folder holds (Parquet, DICOM files, else JSONL)."""
     chosen = fmt.lower() if fmt else _suffix_format(path)
     if chosen is None and Path(path).is_dir():
-        chosen = "parquet" if next(Path(path).rglob("*.parquet"), None) is not None else "jsonl"
-    if chosen not in ("parquet", "jsonl"):
-        raise ConfigError(f"cannot tell whether {path!r} is Parquet or JSONL; pass --format parquet|jsonl")
+        if next(Path(path).rglob("*.parquet"), None) is not None:
+            chosen = "parquet"
+        elif next(Path(path).rglob("*.[dD][cC][mM]"), None) is not None:
+            chosen = "dicom"
+        else:
+            chosen = "jsonl"
+    if chosen not in SPARK_FORMATS:
+        raise ConfigError(f"cannot tell the format of {path!r}; pass --format {'|'.join(SPARK_FORMATS)}")
     return chosen
 
 
@@ -467,6 +480,10 @@ def spark_deidentify_files(
     from pyspark import StorageLevel
 
     in_fmt = _spark_format(input_path, input_format)
+    if in_fmt in ("hl7", "dicom"):
+        return _records(spark, input_path, output_path, in_fmt, output_format, keep_columns, spec=spec,
+                        audit_path=audit_path, partitions=partitions, overwrite=overwrite, on_error=on_error,
+                        skipped=skipped)  # fmt: skip
     out_fmt = (output_format or _suffix_format(output_path) or in_fmt).lower()
     if out_fmt not in ("parquet", "jsonl"):
         raise ConfigError(f"output format must be parquet or jsonl, not {out_fmt!r}")
@@ -496,6 +513,27 @@ def spark_deidentify_files(
         return result.count()
     finally:
         persisted.unpersist()
+
+
+def _records(
+    spark: SparkSession,
+    input_path: str,
+    output_path: str,
+    in_fmt: str,
+    output_format: str | None,
+    keep_columns: Sequence[str],
+    **job: Any,
+) -> int:
+    """An HL7 file or a DICOM folder (`radeid.spark.records`): written in its own format, no columns kept."""
+    from radeid.spark.records import spark_deidentify_records
+
+    if output_format and output_format.lower() != in_fmt:
+        raise ConfigError(f"{in_fmt} input is written as {in_fmt}, not {output_format!r}")
+    if keep_columns:
+        raise ConfigError(f"--keep-column is for Parquet and JSONL input, not {in_fmt}")
+    if job["spec"].config.io.limit or job["spec"].config.io.sample:
+        raise ConfigError(f"--limit and --sample are for Parquet and JSONL input on Spark, not {in_fmt}")
+    return spark_deidentify_records(spark, input_path, output_path, record_format=in_fmt, **job)
 
 
 def _trial(df: DataFrame, io: Any, id_col: str) -> DataFrame:
