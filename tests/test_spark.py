@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -523,3 +524,31 @@ def test_dicom_files_give_what_radeid_deid_gives_byte_for_byte(spark: Any, tmp_p
     assert {p.relative_to(spark_out).as_posix(): p.read_bytes() for p in spark_out.rglob("*.dcm")} == expected
     audit = _local_audit(reference)
     assert _audit_rows(Path(f"{spark_out}.audit")) == audit and sum(len(v) for v in audit.values()) > 20
+
+
+def test_partition_body_reads_hl7_rows_and_the_records_own_patient_wins() -> None:
+    """The mapInPandas body without Spark: a message's PID-3 is its patient even when the patient
+    column says otherwise (as in `radeid deid`); the column serves a message without PID-3; the row
+    id is the document id."""
+    import pandas as pd
+
+    from radeid.io.hl7v2 import message_document
+    from radeid.io.records import ReadOptions
+    from radeid.spark.dataframe import _deid_partition
+
+    header = "MSH|^~\\&|RIS|MERCY|EHR|CLINIC|20240312153000||ORU^R01|{id}|P|2.5\r"
+    body = "OBR|1|PLC1|ACC99881|71020^CHEST|||20240312\rOBX|1|TX|IMP||Seen 03/12/2024 by Dr. Quill.||||||F\r"
+    messages = [header.format(id="M1") + "PID|1||MRN12345^^^HOSP^MR||OYELARAN^VANCE||19560412\r" + body,
+                header.format(id="M2") + "PID|1||||OYELARAN^VANCE||19560412\r" + body]  # fmt: skip
+    spec = PipelineSpec.surrogates(KEY, Config.load(overrides={"pipeline": {"detectors": ["rules", "lexicon"]}}))
+    frame = pd.DataFrame({"id": ["a", "b"], "msg": messages, "patient": ["p-other", "p9"]})
+    (out,) = _deid_partition(iter([frame]), spec=spec, cache_key=spec.cache_key(), text_col="msg", id_col="id",
+                             patient_col="patient", output_col="msg", spans_col="spans", error_col=None,
+                             batch_size=8, on_error="fail", record_format="hl7")  # fmt: skip
+    docs = [message_document(m, "", ReadOptions()) for m in messages]
+    assert [d.patient_id for d in docs] == ["MRN12345", None]  # type: ignore[union-attr]
+    expected = spec.build().deidentify(
+        [replace(docs[0], id="a"), replace(docs[1], id="b", patient_id="p9")]  # type: ignore[type-var]
+    )
+    assert out["msg"].tolist() == [r.text for r in expected]
+    assert out["msg"].tolist()[0] != messages[0] and "OYELARAN" not in "".join(out["msg"])

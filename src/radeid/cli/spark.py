@@ -18,10 +18,12 @@ from radeid.replace.base import KEYED_MODES
 from radeid.spark.dataframe import (
     SparkDocumentError,
     SparkInputError,
+    _spark_format,
     _spark_session,
     existing_paths,
     spark_deidentify_files,
 )
+from radeid.spark.records import RECORD_FORMATS, spark_deidentify_records
 
 __all__ = ["register", "spark_deid"]
 
@@ -240,24 +242,19 @@ def _run_job(
         spark.sparkContext.setLogLevel("ERROR")
     if not overwrite:
         existing(existing_paths(spark, {"OUTPUT": output_path, "--audit": audit_path}))
+    common: dict[str, Any] = {
+        "spec": spec, "output_format": io.output_format or None, "keep_columns": io.keep_columns,
+        "audit_path": audit_path, "partitions": partitions, "overwrite": overwrite, "on_error": io.on_error,
+        "skipped": skipped,
+    }  # fmt: skip
     try:
+        fmt = _spark_format(input_path, io.format or None)
+        if fmt in RECORD_FORMATS:  # an HL7 file, a DICOM folder: one record per row
+            return spark_deidentify_records(spark, input_path, output_path, record_format=fmt, **common)
         return spark_deidentify_files(
-            spark,
-            input_path,
-            output_path,
-            spec=spec,
-            input_format=io.format or None,
-            output_format=io.output_format or None,
-            id_col=io.id_col,
-            text_col=io.text_col,
-            patient_col=io.patient_col or None,
-            keep_columns=io.keep_columns,
-            audit_path=audit_path,
-            partitions=partitions,
-            overwrite=overwrite,
-            on_error=io.on_error,
-            skipped=skipped,
-        )
+            spark, input_path, output_path, input_format=fmt, id_col=io.id_col, text_col=io.text_col,
+            patient_col=io.patient_col or None, **common,
+        )  # fmt: skip
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except SparkInputError as exc:

@@ -316,23 +316,17 @@ def deidentify_dataframe(
     string column of keyed pseudonyms (`doc-` + 16 hex), the same `radeid deid
     --pseudonymize-ids` writes for the same key; a null id stays null.
 
-    `record_format`: `"text"` (the default: each cell is a document's text), `"hl7"` (each cell
-    is one HL7 v2 message, a string, MLLP framing kept) or `"dicom"` (each cell is a DICOM SR
-    file's bytes, a binary column such as `content` of Spark's `binaryFile` source). A record is
-    read as its file reader reads it (`radeid.io.record_codecs`) and the output cell is what
-    `radeid deid` writes for it: the message, or the de-identified file's bytes. The spans'
-    offsets refer to the record's text (the message; for DICOM the rendering the audit of `radeid
-    deid` refers to). The record's own patient (PID-3, PatientID) wins over `patient_col`, which
-    serves records without one. A cell that does not parse is a failed document (`on_error`),
-    named by id and the reader's reason, never a value.
+    `record_format`: `"text"` (each cell a document's text), `"hl7"` (a string cell: one HL7 v2
+    message, framing kept) or `"dicom"` (a binary cell: a DICOM SR file, as `content` of Spark's
+    `binaryFile` source), read as its file reader reads it (`radeid.io.record_codecs`); the output
+    cell is what `radeid deid` writes for it, and the spans' offsets refer to the record's text as
+    in its audit. The record's own patient (PID-3, PatientID) wins over `patient_col`, which serves
+    records without one. A cell that does not parse is a failed document (`on_error`), named by
+    id and the reader's reason, never a value.
     """
     codec = record_codec(record_format)  # an unknown name: a ConfigError here, on the driver
     spec = _as_spec(config)
-    if pseudonymize_ids is None:
-        pseudonymize_ids = spec.config.io.pseudonymize_ids
-    if pseudonymize_ids and not spec.key:
-        raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
-    id_key = spec.key if pseudonymize_ids else None
+    id_key = _id_key(spec, pseudonymize_ids)
     output_col = output_col or text_col
     binary = codec is not None and codec.binary
     errors = _check_columns(df, text_col, id_col, patient_col, output_col, spans_col, error_col, on_error, binary)
@@ -340,21 +334,21 @@ def deidentify_dataframe(
         df, id_col, output_col, spans_col, errors, pseudonymous_ids=id_key is not None, binary=binary
     )
     body = partial(
-        _deid_partition,
-        spec=spec,
-        cache_key=spec.cache_key(),
-        text_col=text_col,
-        id_col=id_col,
-        patient_col=patient_col,
-        output_col=output_col,
-        spans_col=spans_col,
-        error_col=errors,
-        batch_size=batch_size or spec.config.pipeline.batch_size,
-        on_error=on_error,
-        id_key=id_key,
+        _deid_partition, spec=spec, cache_key=spec.cache_key(), text_col=text_col, id_col=id_col,
+        patient_col=patient_col, output_col=output_col, spans_col=spans_col, error_col=errors,
+        batch_size=batch_size or spec.config.pipeline.batch_size, on_error=on_error, id_key=id_key,
         record_format=record_format.strip().lower(),
-    )
+    )  # fmt: skip
     return df.mapInPandas(body, schema=schema)
+
+
+def _id_key(spec: PipelineSpec, pseudonymize_ids: bool | None) -> bytes | None:
+    """The key of the id pseudonyms when asked for (default: the config's `io.pseudonymize_ids`), else None."""
+    if pseudonymize_ids is None:
+        pseudonymize_ids = spec.config.io.pseudonymize_ids
+    if pseudonymize_ids and not spec.key:
+        raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
+    return spec.key if pseudonymize_ids else None
 
 
 def _check_columns(
@@ -480,10 +474,8 @@ def spark_deidentify_files(
     from pyspark import StorageLevel
 
     in_fmt = _spark_format(input_path, input_format)
-    if in_fmt in ("hl7", "dicom"):
-        return _records(spark, input_path, output_path, in_fmt, output_format, keep_columns, spec=spec,
-                        audit_path=audit_path, partitions=partitions, overwrite=overwrite, on_error=on_error,
-                        skipped=skipped)  # fmt: skip
+    if in_fmt not in ("parquet", "jsonl"):
+        raise ConfigError(f"{in_fmt} input: use radeid.spark.records.spark_deidentify_records")
     out_fmt = (output_format or _suffix_format(output_path) or in_fmt).lower()
     if out_fmt not in ("parquet", "jsonl"):
         raise ConfigError(f"output format must be parquet or jsonl, not {out_fmt!r}")
@@ -513,27 +505,6 @@ def spark_deidentify_files(
         return result.count()
     finally:
         persisted.unpersist()
-
-
-def _records(
-    spark: SparkSession,
-    input_path: str,
-    output_path: str,
-    in_fmt: str,
-    output_format: str | None,
-    keep_columns: Sequence[str],
-    **job: Any,
-) -> int:
-    """An HL7 file or a DICOM folder (`radeid.spark.records`): written in its own format, no columns kept."""
-    from radeid.spark.records import spark_deidentify_records
-
-    if output_format and output_format.lower() != in_fmt:
-        raise ConfigError(f"{in_fmt} input is written as {in_fmt}, not {output_format!r}")
-    if keep_columns:
-        raise ConfigError(f"--keep-column is for Parquet and JSONL input, not {in_fmt}")
-    if job["spec"].config.io.limit or job["spec"].config.io.sample:
-        raise ConfigError(f"--limit and --sample are for Parquet and JSONL input on Spark, not {in_fmt}")
-    return spark_deidentify_records(spark, input_path, output_path, record_format=in_fmt, **job)
 
 
 def _trial(df: DataFrame, io: Any, id_col: str) -> DataFrame:

@@ -17,7 +17,7 @@ part files as for the other formats.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from radeid.core.document import Document
 from radeid.io.errors import ReadIssue
 from radeid.io.records import ReadOptions
 from radeid.pipeline.spec import PipelineSpec
+from radeid.spark.dataframe import SparkInputError, _leave_out_failed, _write_audit, deidentify_dataframe
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -45,6 +46,8 @@ def spark_deidentify_records(
     *,
     spec: PipelineSpec,
     record_format: str,
+    output_format: str | None = None,
+    keep_columns: Sequence[str] = (),
     audit_path: str | None = None,
     partitions: int | None = None,
     overwrite: bool = False,
@@ -56,10 +59,7 @@ def spark_deidentify_records(
     the pipeline fails on and appends `(id, reason)` for each to `skipped`."""
     from pyspark import StorageLevel
 
-    from radeid.spark.dataframe import SparkInputError, _leave_out_failed, _write_audit, deidentify_dataframe
-
-    if "://" in output_path and not output_path.startswith("file://"):
-        raise ConfigError(f"{record_format} output is written by the driver: OUTPUT must be a local path")
+    _check_job(spec, record_format, output_path, output_format, keep_columns)
     if record_format == "hl7":
         df = _hl7_rows(spark, input_path, spec, on_error, skipped)
     else:
@@ -86,13 +86,28 @@ def spark_deidentify_records(
         persisted.unpersist()
 
 
+def _check_job(
+    spec: PipelineSpec, record_format: str, output_path: str, output_format: str | None, keep_columns: Sequence[str]
+) -> None:
+    """What a table job may ask and a structured one cannot: a ConfigError before any work."""
+    if record_format not in RECORD_FORMATS:
+        raise ConfigError(f"record format must be one of {', '.join(RECORD_FORMATS)}, not {record_format!r}")
+    if output_format and output_format.lower() != record_format:
+        raise ConfigError(f"{record_format} input is written as {record_format}, not {output_format!r}")
+    if keep_columns:
+        raise ConfigError(f"--keep-column is for Parquet and JSONL input, not {record_format}")
+    if spec.config.io.limit or spec.config.io.sample:
+        raise ConfigError(f"--limit and --sample are for Parquet and JSONL input on Spark, not {record_format}")
+    if "://" in output_path and not output_path.startswith("file://"):
+        raise ConfigError(f"{record_format} output is written by the driver: OUTPUT must be a local path")
+
+
 def _hl7_rows(
     spark: SparkSession, input_path: str, spec: PipelineSpec, on_error: str, skipped: list[tuple[str, str]] | None
 ) -> DataFrame | None:
     """The file's messages as rows (order, id, the message with its framing), named by the HL7 reader;
     a message it cannot read stops the job (`fail`) or is reported and left out (`skip`), as in `radeid deid`."""
     from radeid.io.readers import read_documents
-    from radeid.spark.dataframe import SparkInputError
 
     if "://" in input_path and not input_path.startswith("file://"):
         raise ConfigError("hl7 input is read by the driver: INPUT must be a local file")
