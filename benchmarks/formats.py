@@ -10,8 +10,13 @@ For DICOM SR (`radeid.synth.dicom`, one file per report in a folder): files/s fo
 de-identify + write, and the recall of the patient's surname in the content tree's text, seeded by
 PatientName and without.
 
-    python benchmarks/formats.py                 # 300 messages, rules only and with the model
+For FHIR (`radeid.synth.fhir` Bundles, one a line of an NDJSON file: Patient, Practitioner,
+Organization, Encounter, DiagnosticReport and Observation), the same: records/s, and the recall of the
+patient's name in `conclusion` and `valueString` with and without the `Patient.name` seeds.
+
+    python benchmarks/formats.py                 # 300 records, rules only and with the model
     python benchmarks/formats.py -n 1000 --no-model
+    python benchmarks/formats.py --format fhir -n 100 --no-model
     python benchmarks/formats.py --dicom 100 --no-model   # and 100 DICOM SR files
 """
 
@@ -20,15 +25,17 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from radeid.config.config import Config
 from radeid.core import metakeys
 from radeid.core.document import Document, Span
-from radeid.io.readers import read_documents
+from radeid.io.readers import detect_format, read_documents
 from radeid.io.writers import open_writer
 from radeid.pipeline.deidentifier import Deidentifier
+from radeid.synth.fhir import SynthBundle, bundles
 from radeid.synth.hl7 import SynthMessage, oru_messages
 
 
@@ -41,7 +48,7 @@ def throughput(deid: Deidentifier, src: Path, out: Path) -> tuple[int, float]:
     """Messages and seconds for read + de-identify + write."""
     started = time.perf_counter()
     docs = [d for d in read_documents(src) if isinstance(d, Document)]
-    with open_writer(out, input_path=src) as writer:
+    with open_writer(out, detect_format(src), input_path=src) as writer:
         for result in deid.stream(docs):
             writer.write(result)
     return len(docs), time.perf_counter() - started
@@ -52,7 +59,7 @@ def _caught(spans: list[Span], mention: tuple[int, int], offset: int) -> bool:
     return any(s.start <= start and end <= s.end for s in spans)
 
 
-def recall(deid: Deidentifier, docs: list[Document], messages: list[SynthMessage]) -> list[float]:
+def recall(deid: Deidentifier, docs: list[Document], messages: Sequence[SynthMessage | SynthBundle]) -> list[float]:
     """Name mentions in the text caught, with and without the structured seeds: all mentions, and
     the one written with no cue (`radeid.synth.hl7`: the last)."""
     unseeded = [replace(d, metadata={**d.metadata, metakeys.STRUCTURED_SPANS: []}) for d in docs]
@@ -60,34 +67,46 @@ def recall(deid: Deidentifier, docs: list[Document], messages: list[SynthMessage
     for batch in (docs, unseeded):
         found, total, found_bare = 0, 0, 0
         for doc, spans, msg in zip(batch, deid.detect(batch), messages, strict=True):
-            offset = doc.text.find(msg.text[:20])  # the message inside its MLLP frame: offset 0
+            offset = doc.text.find(msg.text[:20])  # the record inside its frame: offset 0
             hits = [_caught(spans, mention, offset) for mention in msg.mentions]
             found, total, found_bare = found + sum(hits), total + len(hits), found_bare + hits[-1]
         scores += [found / max(total, 1), found_bare / max(len(batch), 1)]
     return scores
 
 
+def _records(fmt: str, n: int, folder: Path) -> tuple[Path, Sequence[SynthMessage | SynthBundle], str]:
+    """The input file of `n` synthetic records, the records, and what they are called."""
+    if fmt == "fhir":
+        synth: Sequence[SynthMessage | SynthBundle] = bundles(n, seed=11, per_patient=2, indent=None)
+        src = folder / "in.ndjson"
+        src.write_bytes("".join(f"{b.text}\n" for b in synth).encode("utf-8"))
+        return src, synth, "FHIR Bundles (NDJSON)"
+    synth = oru_messages(n, seed=11, per_patient=2)
+    src = folder / "in.hl7"
+    src.write_bytes("".join(f"\x0b{m.text}\x1c\r" for m in synth).encode("utf-8"))
+    return src, synth, "ORU^R01 messages"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", type=int, default=300, help="messages (default 300)")
+    parser.add_argument("-n", type=int, default=300, help="records (default 300)")
+    parser.add_argument("--format", choices=("hl7", "fhir"), default="hl7", help="hl7 (default) or fhir")
     parser.add_argument("--no-model", action="store_true", help="rules and word lists only")
     parser.add_argument("--dicom", type=int, default=0, metavar="N", help="also N DICOM SR files (default none)")
     args = parser.parse_args()
     if args.dicom:
         dicom_main(args.dicom, not args.no_model)
-    messages = oru_messages(args.n, seed=11, per_patient=2)
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "in.hl7"
-        src.write_bytes("".join(f"\x0b{m.text}\x1c\r" for m in messages).encode("utf-8"))
+        src, synth, what = _records(args.format, args.n, Path(tmp))
         docs = [d for d in read_documents(src) if isinstance(d, Document)]
-        print(f"{args.n} ORU^R01 messages, {src.stat().st_size / args.n:.0f} bytes each, one process")
+        print(f"{args.n} {what}, {src.stat().st_size / args.n:.0f} bytes each, one process")
         print(f"{'':<33} {'name recall, seeded':>20} {'without seeds':>14}")
-        print(f"{'pipeline':<22} {'messages/s':>10} {'all':>10} {'no cue':>9} {'all':>7} {'no cue':>7}")
+        print(f"{'pipeline':<22} {'records/s':>10} {'all':>10} {'no cue':>9} {'all':>7} {'no cue':>7}")
         for model in (False,) if args.no_model else (False, True):
             deid = _pipeline(model)
             deid.deidentify(docs[:4])  # load the model and the word lists before timing
-            count, seconds = throughput(deid, src, Path(tmp) / "out.hl7")
-            scores = recall(deid, docs, messages)
+            count, seconds = throughput(deid, src, Path(tmp) / f"out{src.suffix}")
+            scores = recall(deid, docs, synth)
             name = "rules + model" if model else "rules + word lists"
             print(f"{name:<22} {count / seconds:>10.1f} " + " ".join(f"{x:>9.3f}" for x in scores))
 

@@ -1,4 +1,4 @@
-"""Regenerate src/radeid/data/lexicons/common_words_en.txt from pyspellchecker (MIT licence).
+"""Regenerate src/radeid/data/lang/en/lexicons/common_words_en.txt from pyspellchecker (MIT licence).
 
 The file holds the 20,000 most frequent entries of pyspellchecker's English frequency list
 (`spellchecker/resources/en.json.gz`), most frequent first, ties in the list's own order, one per
@@ -22,7 +22,7 @@ import spellchecker
 
 from radeid.patterns.forms import COMMON_WORD_RANK
 
-TARGET = Path(__file__).resolve().parents[1] / "src" / "radeid" / "data" / "lexicons" / "common_words_en.txt"
+TARGET = Path(__file__).resolve().parents[1] / "src/radeid/data/lang/en/lexicons/common_words_en.txt"
 
 
 def ranked_words(rank: int = COMMON_WORD_RANK) -> list[str]:

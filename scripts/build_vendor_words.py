@@ -48,7 +48,7 @@ def candidate(rng: random.Random, length: int) -> str:
 
 
 def main() -> None:
-    common = {w.casefold() for w in read_word_list(bundled_data_path("lexicons", "common_words_en.txt"))}
+    common = {w.casefold() for w in read_word_list(bundled_data_path("lang", "en", "lexicons", "common_words_en.txt"))}
     real = real_vendor_words()
     brands = [w for w in real if len(w) >= 5 and w.isalpha()]
     rng = random.Random(28)

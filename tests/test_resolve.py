@@ -80,6 +80,51 @@ def test_a_model_span_bridging_two_rule_spans_of_different_kinds_does_not_merge_
     ]
 
 
+def test_a_bridge_keeps_its_pieces_outside_the_rule_spans(resolver: Resolver) -> None:
+    # a name between the date rule's date and the title rule's surname is only in the model's span:
+    # it stays a span of its own; the lower-case words and the title around it do not
+    text = "Visto el 3 de marzo de 2024 con Ana Soler y el Dr. Ruiz en planta."
+    date, surname = text.index("3 de"), text.index("Ruiz")
+    spans = [
+        Span(date, text.index(" con"), D, source="rules/es_date_month"),
+        Span(surname, surname + 4, H, source="rules/es_hcw_title"),
+        Span(text.index("2024"), surname + 4, P, source="transformer"),
+    ]
+    assert texts(text, resolver.resolve(text, spans)) == [
+        ("3 de marzo de 2024", D),
+        ("Ana Soler", P),
+        ("Ruiz", H),
+    ]
+
+
+def test_a_model_span_holding_a_date_rule_span_whole_is_one_larger_name(resolver: Resolver) -> None:
+    # a hospital named for a date: the date rule's span inside it is not a date of its own
+    text = "Nefrología, Hospital Universitario 12 de Octubre, Madrid."
+    start, date = text.index("Hospital"), text.index("12 de")
+    spans = [
+        Span(start, text.index(" 12"), Category.HOSPITAL, source="rules/es_hospital"),
+        Span(date, text.index(", Madrid"), D, source="rules/es_date_month"),
+        Span(start, text.index(", Madrid"), Category.HOSPITAL, source="transformer"),
+    ]
+    # one span, as before the bridges (its category is the merge's usual choice by rank)
+    assert [text[s.start : s.end] for s in resolver.resolve(text, spans)] == ["Hospital Universitario 12 de Octubre"]
+
+
+def test_a_hospital_and_the_street_after_it_still_merge(resolver: Resolver) -> None:
+    # no date or age among the rule spans: replaced whole, the union loses nothing (MEDDOCAN's
+    # signature lines lost gold tokens when these were split)
+    text = "Servicio de Urología Hospital Universitario Doctor Peset Gaspar Aguilar 90 46017 Valencia."
+    hospital, postcode = text.index("Hospital"), text.index("46017")
+    spans = [
+        Span(hospital, text.index(" Gaspar"), Category.HOSPITAL, source="rules/es_hospital"),
+        Span(postcode, len(text) - 1, Category.LOCATION, source="rules/es_postcode"),
+        Span(text.index("Urología"), postcode + 5, Category.HOSPITAL, source="transformer"),
+    ]
+    assert texts(text, resolver.resolve(text, spans)) == [
+        ("Urología Hospital Universitario Doctor Peset Gaspar Aguilar 90 46017 Valencia", Category.LOCATION)
+    ]
+
+
 def test_a_model_span_joining_two_rule_spans_of_one_kind_still_merges(resolver: Resolver) -> None:
     text = "Dr. Ann Lee Roe"
     spans = [Span(4, 7, H, source="rules/a"), Span(12, 15, H, source="rules/b"), Span(4, 15, H, source="transformer")]

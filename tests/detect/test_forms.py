@@ -125,7 +125,8 @@ def test_the_bundled_word_ranks_are_pyspellcheckers_first_entries() -> None:
     from radeid.core.resources import bundled_data_path
     from radeid.patterns.forms import COMMON_WORD_RANK, _ranked_words, function_words
 
-    header = bundled_data_path("lexicons", "common_words_en.txt").read_text(encoding="utf-8").splitlines()[0]
+    bundled = bundled_data_path("lang", "en", "lexicons", "common_words_en.txt")
+    header = bundled.read_text(encoding="utf-8").splitlines()[0]
     try:
         installed = version("pyspellchecker")
     except PackageNotFoundError:

@@ -39,7 +39,7 @@ def test_unknown_format_is_a_config_and_a_format_error_listing_the_known(tmp_pat
         with pytest.raises(UnknownFormatError) as info:
             call()
         assert isinstance(info.value, ConfigError) and isinstance(info.value, FormatError)
-        assert str(info.value) == "unknown format 'docx'; known: brat, csv, dicom, hl7, i2b2, jsonl, parquet, txt"
+        assert str(info.value) == "unknown format 'docx'; known: brat, csv, dicom, fhir, hl7, i2b2, jsonl, parquet, txt"
     assert not (tmp_path / "out").exists()
 
 

@@ -34,10 +34,12 @@ OUT_NAMES = {
     InputFormat.BRAT: "out_brat",
     InputFormat.HL7: "out.hl7",
     InputFormat.DICOM: "out_dicom",
+    InputFormat.FHIR: "out.json",
 }
 #: Formats whose records may hold any text (an HL7 record is a message: tests/io/test_hl7v2.py; a
-#: DICOM record is the rendering of a file: tests/io/test_dicom.py).
-ANY_TEXT = [f for f in InputFormat if f not in (InputFormat.HL7, InputFormat.DICOM)]
+#: DICOM record is the rendering of a file: tests/io/test_dicom.py; a FHIR record a resource:
+#: tests/io/test_fhir.py).
+ANY_TEXT = [f for f in InputFormat if f not in (InputFormat.HL7, InputFormat.DICOM, InputFormat.FHIR)]
 
 
 def split(items: object) -> tuple[list[Document], list[ReadIssue]]:

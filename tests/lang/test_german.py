@@ -138,9 +138,14 @@ def test_the_german_pack_sets_locale_day_first_and_rules_only() -> None:
     config = Config.load(overrides={"pipeline": {"language": "de"}})
     assert config.surrogate.locale == "de_DE" and config.surrogate.day_first is True
     assert "transformer" not in config.pipeline.detectors
-    assert [p.name for p in pack_files("de", "rules")] == ["de.toml"]
-    assert [p.name for p in pack_files("de", "protected")] == ["de.toml"]
-    assert pack_files("en", "rules") == [] and pack_files("es", "protected") == []
+    # The German pack extends the English one: its files, then the German pack's own.
+    assert [p.parent.parent.name for p in pack_files("de", "rules")] == ["en"] * 8 + ["de"]
+    assert [f"{p.parent.parent.name}/{p.name}" for p in pack_files("de", "protected")] == [
+        "en/clinical_values.toml",
+        "en/clinical_words.toml",
+        "de/de.toml",
+    ]
+    assert pack_files("es", "protected") == pack_files("en", "protected")
 
 
 def test_pack_rules_come_before_the_users_rule_files(tmp_path: Path) -> None:
@@ -150,17 +155,18 @@ def test_pack_rules_come_before_the_users_rule_files(tmp_path: Path) -> None:
     config = Config.load(
         overrides={"pipeline": {"language": "de"}, "detectors": {"rules": {"extra_files": [str(mine)]}}}
     )
-    assert config.rule_files == (str(pack_files("de", "rules")[0]), str(mine))
+    assert config.rule_files == (*map(str, pack_files("de", "rules")), str(mine))
     deid = Deidentifier(config)
     text = "Krankenversicherungsnummer: A123456780, Fall-Nr.: 88012345, am 12. März 2019"
     found = {text[s.start : s.end] for s in deid.detect([Document(id="t", text=text)])[0]}
     assert found == {"A123456780", "88012345", "12. März 2019"}  # the cued rule still finds the number
-    assert Config.load(overrides={"detectors": {"rules": {"extra_files": [str(mine)]}}}).rule_files == (str(mine),)
+    english = Config.load(overrides={"detectors": {"rules": {"extra_files": [str(mine)]}}})
+    assert english.rule_files == (*map(str, pack_files("en", "rules")), str(mine))
 
 
 def test_protected_pack_files_follow_include_bundled() -> None:
     config = Config.load(overrides={"pipeline": {"language": "de"}})
-    assert config.protected_files == (str(pack_files("de", "protected")[0]),)
+    assert config.protected_files == tuple(map(str, pack_files("de", "protected")))
     off = Config.load(overrides={"pipeline": {"language": "de"}, "protected": {"include_bundled": False}})
     assert off.protected_files == ()
 

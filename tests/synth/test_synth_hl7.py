@@ -96,7 +96,7 @@ def test_detect_and_evaluate_score_against_the_gold(tmp_path: Path, cli) -> None
         (("--format", "hl7", "--start", "3"), "--start applies to --format jsonl only, not hl7"),
         (("--mllp",), "--mllp applies to --format hl7 only, not jsonl"),
         (("--gold", "g.jsonl"), "--gold applies to --format hl7 only, not jsonl"),
-        (("--format", "fhir"), "unknown --format 'fhir'; choose one of: jsonl, hl7"),
+        (("--format", "docx"), "unknown --format 'docx'; choose one of: jsonl, hl7, fhir, dicom"),
     ],
 )
 def test_options_of_another_format_are_usage_errors(tmp_path: Path, cli, args: tuple[str, ...], message: str) -> None:

@@ -39,15 +39,18 @@ def _kinds(values: list[str] | None) -> tuple[str, ...]:
 SYNTH_FORMATS: dict[str, tuple[str, ...]] = {
     "jsonl": ("kinds", "openi_carrier", "upper_rate", "wrap_rate", "typo_rate", "extras", "start", "list_kinds"),
     "hl7": ("gold", "mllp", "per_patient"),
+    "fhir": ("per_patient",),
+    "dicom": ("per_patient",),
 }
-_DEFAULT_OUTPUT = {"jsonl": "synth.jsonl", "hl7": "synth.hl7"}
+_DEFAULT_OUTPUT = {"jsonl": "synth.jsonl", "hl7": "synth.hl7", "fhir": "synth.ndjson", "dicom": "synth_sr"}
 
 FormatOpt = Annotated[
     str,
     typer.Option(
         "--format",
         "-f",
-        help="What to write: jsonl (reports and notes with gold spans) or hl7 (ORU^R01 messages, gold in --gold).",
+        help="What to write: jsonl (reports and notes with gold spans), hl7 (ORU^R01 messages, gold in --gold), "
+        "fhir (a bulk export of report Bundles, one a line) or dicom (a new folder of Basic Text SR files).",
     ),
 ]
 GoldOpt = Annotated[
@@ -74,7 +77,10 @@ def _rate(name: str, help_text: str) -> Any:
 
 
 PerPatientOpt = Annotated[
-    int, typer.Option("--per-patient", min=1, help="hl7: messages per patient, in a row (one name, MRN, birth date).")
+    int,
+    typer.Option(
+        "--per-patient", min=1, help="hl7, fhir, dicom: records per patient, in a row (one name, MRN, birth date)."
+    ),
 ]
 
 
@@ -82,7 +88,8 @@ def synth_command(
     ctx: typer.Context,
     n: Annotated[int, typer.Option("-n", "--count", min=1, help="Number of documents to generate.")] = 100,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Output file (default synth.jsonl, or synth.hl7).")
+        Path | None,
+        typer.Option("-o", "--output", help="Output (default synth.jsonl, synth.hl7, synth.ndjson or synth_sr/)."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same documents.")] = 0,
     fmt: FormatOpt = "jsonl",
@@ -113,6 +120,10 @@ def synth_command(
       radeid synth -n 1000 -o cxr.jsonl --openi-carrier openi_iu_reports.dev.jsonl --kinds openi_chest_xray
 
       radeid synth --format hl7 -n 200 -o oru.hl7 --gold oru.gold.jsonl --mllp --per-patient 2
+
+      radeid synth --format fhir -n 200 -o reports.ndjson --per-patient 2
+
+      radeid synth --format dicom -n 50 -o srdir/
     """
     _check_format_options(ctx, fmt)
     if list_kinds:
@@ -123,10 +134,8 @@ def synth_command(
     from radeid.cli.jobs import check_job_paths
 
     output = output or Path(_DEFAULT_OUTPUT[fmt])
-    if fmt == "hl7":
-        gold = gold or output.with_name(f"{output.stem if output.suffix else output.name}.gold.jsonl")
-        check_job_paths({}, {"--output": output, "--gold": gold})
-        _write_hl7(n, seed, output, gold, mllp, per_patient, quiet)
+    if fmt != "jsonl":
+        _write_format(fmt, n, seed, output, gold, mllp, per_patient, quiet)
         return
     check_job_paths({"--openi-carrier": openi_carrier}, {"--output": output})
     options = _synth_options(seed, kinds, upper_rate, wrap_rate, typo_rate, openi_carrier, extras)
@@ -166,6 +175,55 @@ def _write_hl7(n: int, seed: int, output: Path, gold: Path, mllp: bool, per_pati
             f"wrote {count} HL7 messages ({framing}) to {escape(str(output))} and their gold spans to "
             f"{escape(str(gold))} in {took:.1f} s"
         )
+
+
+def _write_format(
+    fmt: str, n: int, seed: int, output: Path, gold: Path | None, mllp: bool, per_patient: int, quiet: bool
+) -> None:
+    """The structured formats: HL7 messages with their gold, FHIR Bundles or DICOM SR files."""
+    from radeid.cli.jobs import check_job_paths
+
+    if fmt == "hl7":
+        gold = gold or output.with_name(f"{output.stem if output.suffix else output.name}.gold.jsonl")
+        check_job_paths({}, {"--output": output, "--gold": gold})
+        _write_hl7(n, seed, output, gold, mllp, per_patient, quiet)
+    else:
+        check_job_paths({}, {"--output": output})
+        _write_records(fmt, n, seed, output, per_patient, quiet)
+
+
+def _write_records(fmt: str, n: int, seed: int, output: Path, per_patient: int, quiet: bool) -> None:
+    """FHIR Bundles as one bulk-export file, or DICOM SR files in a new folder (no gold file: the
+    generators say where the patient's name is, for the recall benchmarks, not every span)."""
+    began = time.perf_counter()
+    try:
+        if fmt == "fhir":
+            from radeid.synth.fhir import bundles, write_bulk_export
+
+            count, what = write_bulk_export(bundles(n, seed, per_patient=per_patient, indent=None), output), "Bundles"
+        else:
+            count, what = _write_sr_folder(n, seed, output, per_patient), "DICOM SR files"
+    except RadeidIOError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    except OSError as exc:
+        raise fail(f"cannot write the {fmt} output: {exc.strerror or type(exc).__name__}", EXIT_FAILED) from None
+    if not quiet:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"wrote {count} {what} to {escape(str(output))} in {time.perf_counter() - began:.1f} s"
+        )
+
+
+def _write_sr_folder(n: int, seed: int, output: Path, per_patient: int) -> int:
+    """`sr-00001.dcm`, ... in `output`, a folder that must be new or empty (no file is replaced)."""
+    from radeid.synth.dicom import sr_reports, write_sr
+
+    if output.exists() and not (output.is_dir() and not any(output.iterdir())):
+        raise fail(f"--output {str(output)!r} exists; dicom writes a new or empty folder", EXIT_USAGE)
+    output.mkdir(parents=True, exist_ok=True)
+    reports = sr_reports(n, seed, per_patient=per_patient)
+    for number, report in enumerate(reports, 1):
+        write_sr(report.dataset, output / f"sr-{number:05d}.dcm")
+    return len(reports)
 
 
 def _synth_options(

@@ -141,15 +141,17 @@ class Config:
 
     @property
     def rule_files(self) -> tuple[str, ...]:
-        """Rule files after the bundled ones: the language pack's `rules/*.toml`, then the user's
-        `[detectors.rules] extra_files` (which may redefine the pack's rules by name)."""
+        """Rule files after the shared base (`radeid/data/rules/`): the language pack's `rules/*.toml`
+        (after those of the packs it extends), then the user's `[detectors.rules] extra_files`
+        (which may redefine the pack's rules by name)."""
         pack = tuple(str(p) for p in pack_files(self.pipeline.language, "rules"))
         return (*pack, *self.rules.extra_files)
 
     @property
     def protected_files(self) -> tuple[str, ...]:
-        """Protected-content files after the bundled ones: the pack's `protected/*.toml` (bundled
-        data too, so `[protected] include_bundled = false` drops them), then the user's `extra_files`."""
+        """Protected-content files after the shared base: the pack's `protected/*.toml` (after those
+        of the packs it extends; bundled data too, so `[protected] include_bundled = false` drops
+        them), then the user's `extra_files`."""
         if not self.protected.include_bundled:
             return self.protected.extra_files
         pack = tuple(str(p) for p in pack_files(self.pipeline.language, "protected"))

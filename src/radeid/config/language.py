@@ -4,9 +4,12 @@
 A pack is data, not code: its `config.toml` is a configuration overlay that sits between the bundled
 defaults and the user's file (defaults, then the pack, then the user's file, then command-line
 options), so a pack sets what its language needs (the model, the surrogate locale, the date order,
-rule files and word lists) and a user can still override any of it. English is the defaults
-themselves, so its overlay is empty. A new language is a new folder: see the guide
-"Adding a language" in the documentation.
+rule files and word lists) and a user can still override any of it. Besides the overlay a pack
+holds its rules (`rules/*.toml`) and protected content (`protected/*.toml`), loaded after the
+shared base (`radeid/data/rules/`, `radeid/data/protected/`: what reads the same in every
+language). Its `[pack] extends` table names the packs whose files it loads before its own
+(Spanish and German extend English). English's overlay is empty: the bundled defaults describe
+English. A new language is a new folder: see the guide "Adding a language" in the documentation.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ __all__ = [
     "dotted_keys",
     "drop_keys",
     "language_of",
+    "pack_chain",
+    "pack_extends",
     "pack_files",
     "pack_folder",
     "pack_overlay",
@@ -45,8 +50,11 @@ DEFAULT_LANGUAGE = "en"
 AUTO_LANGUAGE = "auto"
 _PACK_FILE = "config.toml"
 #: The folders of data files a pack may hold besides its overlay: `rules/*.toml` (the schema of
-#: `radeid/data/rules/`) and `protected/*.toml` (that of `radeid/data/protected/`).
+#: `radeid/data/rules/00_common.toml`) and `protected/*.toml` (that of `radeid/data/protected/00_common.toml`).
 PACK_FILE_KINDS = ("rules", "protected")
+#: The table of a pack's config.toml that describes the pack itself (not a configuration section).
+_PACK_TABLE = "pack"
+_PACK_KEYS = frozenset({"extends"})
 
 
 def _packs_root() -> Path:
@@ -67,29 +75,68 @@ def pack_folder(code: str) -> Path:
     return _packs_root() / code
 
 
-def pack_overlay(code: str) -> dict[str, Any]:
-    """Pack `code`'s configuration overlay; it must name its own language in `[pipeline] language`."""
+def _read_pack(code: str) -> dict[str, Any]:
     path = pack_folder(code) / _PACK_FILE
     try:
         with open(path, "rb") as handle:
-            overlay: dict[str, Any] = tomllib.load(handle)
+            data: dict[str, Any] = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"language pack {code!r}: {path} is not valid TOML: {exc}") from None
+    return data
+
+
+def pack_overlay(code: str) -> dict[str, Any]:
+    """Pack `code`'s configuration overlay (its config.toml less `[pack]`); it must name its own
+    language in `[pipeline] language`."""
+    overlay = {k: v for k, v in _read_pack(code).items() if k != _PACK_TABLE}
     named = overlay.get("pipeline", {}).get("language", DEFAULT_LANGUAGE)
     if named != code:
         raise ConfigError(f"language pack {code!r}: its config.toml sets pipeline.language = {named!r}")
     return overlay
 
 
+def pack_extends(code: str) -> list[str]:
+    """The packs whose rule and protected files pack `code` loads before its own (`[pack] extends`
+    in its config.toml), as written: Spanish builds on the English pack's macros and rules."""
+    table = _read_pack(code).get(_PACK_TABLE, {})
+    if not isinstance(table, Mapping) or not set(table) <= _PACK_KEYS:
+        raise ConfigError(f"language pack {code!r}: [pack] may only set {', '.join(sorted(_PACK_KEYS))}")
+    extends = table.get("extends", [])
+    if not isinstance(extends, list) or not all(isinstance(c, str) for c in extends):
+        raise ConfigError(f"language pack {code!r}: [pack] extends must be a list of language codes")
+    for base in extends:
+        if base not in available_languages():
+            raise ConfigError(f"language pack {code!r}: [pack] extends names {base!r}, which is no pack")
+    return list(extends)
+
+
+def pack_chain(code: str) -> list[str]:
+    """Pack `code` after every pack it extends, each once, those it extends first ("es" gives
+    ["en", "es"]); a pack that extends itself through others is a configuration error."""
+    chain: list[str] = []
+
+    def visit(current: str, path: tuple[str, ...]) -> None:
+        if current in path:
+            raise ConfigError(f"language pack {code!r}: [pack] extends loops: {' -> '.join((*path, current))}")
+        for base in pack_extends(current):
+            visit(base, (*path, current))
+        if current not in chain:
+            chain.append(current)
+
+    visit(code, ())
+    return chain
+
+
 def pack_files(code: str, kind: str) -> list[Path]:
-    """Pack `code`'s own files of one kind (`PACK_FILE_KINDS`), in file-name order: loaded after the
-    bundled ones and before the user's `extra_files`, so a user's file still wins by name and never
-    has to repeat the pack's files to keep them."""
+    """The files of one kind (`PACK_FILE_KINDS`) that pack `code` brings: those of the packs it
+    extends, then its own, each pack's in file-name order. They load after the shared base and
+    before the user's `extra_files`, so a user's file still wins by name and never has to repeat
+    the pack's files to keep them. `auto` brings the default pack's (each document then gets its
+    own language's, `Config.for_language`)."""
     if kind not in PACK_FILE_KINDS:
         raise ValueError(f"a pack holds {', '.join(PACK_FILE_KINDS)} files, not {kind!r}")
-    if code == AUTO_LANGUAGE:  # each document's own pack brings its files (`Config.for_language`)
-        return []
-    return sorted((pack_folder(code) / kind).glob("*.toml"))
+    chain = pack_chain(DEFAULT_LANGUAGE if code == AUTO_LANGUAGE else code)
+    return [path for pack in chain for path in sorted((pack_folder(pack) / kind).glob("*.toml"))]
 
 
 def language_of(*layers: Mapping[str, Any] | None) -> str:

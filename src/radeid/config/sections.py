@@ -87,7 +87,8 @@ class ResolverConfig:
 
 @dataclass(frozen=True)
 class ProtectedConfig:
-    """Text that is never PHI (`radeid/data/protected/*.toml` plus the user's own files)."""
+    """Text that is never PHI (`radeid/data/protected/*.toml`, the language pack's
+    `radeid/data/lang/<code>/protected/*.toml`, then the user's own files)."""
 
     include_bundled: bool = True
     extra_files: tuple[str, ...] = ()

@@ -41,6 +41,11 @@ class Category(str, Enum):
             raise ValueError(f"unknown PHI category {name!r}; known: {known}") from None
 
 
+#: The subtype of a record's own resource id (FHIR `Patient/abc`): its surrogate is keyed on the
+#: value alone, not the patient, so one id gets one pseudonym in every record of a run.
+RESOURCE_ID = "RESOURCE_ID"
+
+
 def split_label(label: str) -> tuple[Category, str | None]:
     """Split `"ID/MRN"` into `(Category.ID, "MRN")`; a bare `"DATE"` has no subtype."""
     head, _, tail = label.partition("/")

@@ -8,8 +8,11 @@ that metadata stays a JSON-friendly mapping.
 from __future__ import annotations
 
 __all__ = [
+    "ATOMIC",
     "AUGMENTED_FROM",
     "COLUMNS",
+    "ENCODED",
+    "ESCAPE_NON_ASCII",
     "FRAME",
     "IGNORED_SPANS",
     "KIND",
@@ -45,7 +48,8 @@ ORIGINAL_ID = "original_id"
 #: Gold regions that are not PHI, as sorted `(start, end)` pairs (gold readers; evaluation).
 IGNORED_SPANS = "ignored_spans"
 
-# ---- structured records (HL7 v2; set by `radeid.io.hl7v2`, used by `radeid.pipeline.structured`)
+# ---- structured records (HL7 v2, FHIR: set by `radeid.io.hl7v2`, `radeid.io.fhir`; used by
+# `radeid.pipeline.structured`)
 # A structured record's text is the whole record as read; these say which parts of it are prose.
 #: Character ranges `[start, end]` of the free-text fields: the only places detections are kept.
 NARRATIVE = "narrative"
@@ -53,10 +57,18 @@ NARRATIVE = "narrative"
 STRUCTURED_SPANS = "structured_spans"
 #: Ranges `[start, end]` that must stay byte for byte (escape sequences): no span cuts or covers them.
 VERBATIM = "verbatim"
+#: Ranges `[start, end]` never cut: a span that touches one covers it whole (a JSON `\u00e9` escape).
+ATOMIC = "atomic"
 #: Characters a replacement must not contain, each with what to write instead (`{"|": "\\F\\"}`).
 RESERVED = "reserved"
 #: What the writer puts before and after the record's text (`[prefix, suffix]`: MLLP framing bytes).
 FRAME = "frame"
+#: The record was pure ASCII JSON, read with its `\u00e9` escapes decoded: the writer writes every
+#: non-ASCII character as such an escape again (`bool`).
+ESCAPE_NON_ASCII = "escape_non_ascii"
+#: Strings read decoded from base64 (a FHIR attachment's `data`), each `[path, charset]` with the
+#: path of keys and indexes to the string in the record's JSON: the writer encodes them again.
+ENCODED = "encoded"
 
 # ---- what a generated document is (synthesis, augmentation, training data)
 #: Where a generated document comes from (`"radeid-synth"`, an augmentation, prose).

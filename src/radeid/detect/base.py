@@ -68,7 +68,10 @@ def _rules(config: Config) -> Detector:
     section = config.rules
     return _folded(
         RuleDetector(
-            extra_rule_files=config.rule_files, disabled=section.disabled, age_threshold=section.age_threshold
+            extra_rule_files=config.rule_files,
+            disabled=section.disabled,
+            age_threshold=section.age_threshold,
+            language=None,  # config.rule_files starts with the language pack's files
         ),
         config,
     )

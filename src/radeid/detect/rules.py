@@ -1,8 +1,9 @@
 """`RuleDetector`: regular expressions + context words + validators, with the rules kept as data.
 
-The rules live in TOML files (`radeid/data/rules/*.toml`; the schema is documented at the top of
-`00_common.toml`). The engine is in three parts: `radeid.patterns.rule_files` loads and merges rule
-files and compiles each rule once, `radeid.patterns.pattern_files` expands `{{MACRO}}` /
+The rules live in TOML files: the shared base in `radeid/data/rules/*.toml` (the schema is
+documented at the top of its `00_common.toml`), each language's in `radeid/data/lang/<code>/rules/`.
+The engine is in three parts: `radeid.patterns.rule_files` loads and merges rule files and
+compiles each rule once, `radeid.patterns.pattern_files` expands `{{MACRO}}` /
 `{{list:NAME}}` references and writes word lists as tries, and this module applies the rules.
 
 Speed comes from *triggers*: a rule may name literal strings (matched in the text lower-cased
@@ -24,6 +25,7 @@ from typing import Any
 
 import ahocorasick
 
+from radeid.config.language import DEFAULT_LANGUAGE
 from radeid.core.categories import Category
 from radeid.core.document import Document, Span
 from radeid.core.edges import tighten
@@ -47,9 +49,12 @@ class RuleDetector:
         extra_rule_files: Sequence[str | Path] = (),
         disabled: Collection[str] = (),
         age_threshold: int = 89,
+        language: str | None = DEFAULT_LANGUAGE,
     ) -> None:
+        # `language`: the pack whose rules load after the shared base (None: the caller names the
+        # pack's files in `extra_rule_files`, as the pipeline does with `Config.rule_files`).
         self.age_threshold = int(age_threshold)
-        self._rules = load_rules(extra_rule_files, disabled)
+        self._rules = load_rules(extra_rule_files, disabled, language=language)
         self._options = [{**rule.validator_args, "age_threshold": self.age_threshold} for rule in self._rules]
         # Rules with the same triggers (the month-name date rules) share one list of hits.
         self._automaton: Any = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -46,6 +47,8 @@ class InputFormat(str, Enum):
     HL7 = "hl7"
     DICOM = "dicom"
 
+    FHIR = "fhir"
+
     def __str__(self) -> str:
         return self.value
 
@@ -71,6 +74,7 @@ FORMAT_MODULES: dict[InputFormat, str] = {
     InputFormat.BRAT: "radeid.io.folders",
     InputFormat.HL7: "radeid.io.hl7v2",
     InputFormat.DICOM: "radeid.io.dicom",
+    InputFormat.FHIR: "radeid.io.fhir",
 }
 
 #: Formats stored as one file per document (a folder, or a single file for one document).
@@ -162,6 +166,8 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml, .ann or .dcm files; "
             f"give the format explicitly (one of: {_known()})"
         )
+    if p.suffix.lower() in (".json", ".ndjson") and _holds_fhir(p):
+        return InputFormat.FHIR
     fmt = format_from_suffix(p)
     if fmt is None:
         hint = ""
@@ -173,6 +179,22 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             f"(one of: {_known()})"
         )
     return fmt
+
+
+#: A FHIR resource's first key, as FHIR servers and bulk exports write it.
+_RESOURCE_TYPE = re.compile(rb'"(?:r|\\u0072)esourceType"\s*:\s*"[A-Z]')  # (radeid.io.fhir's mark too)
+
+
+def _holds_fhir(path: Path) -> bool:
+    """An existing `.json` or `.ndjson` file whose first record is a FHIR resource (a Bundle, a bulk
+    export) is `fhir`; any other `.ndjson` is JSONL (and a `.json` name is only a hint at JSONL)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"{" and _RESOURCE_TYPE.search(head) is not None
 
 
 def open_binary(path: Path) -> IO[bytes]:

@@ -43,6 +43,9 @@ __all__ = [
 ]
 
 
+_JSON_FORMATS = {InputFormat.JSONL, InputFormat.FHIR}
+
+
 def output_format(path: str | os.PathLike[str], fmt: InputFormat | str | None = None) -> InputFormat:
     """The format to write `path` in: `fmt` if given, else by suffix; a path with no suffix (or an
     existing folder) is a folder of .txt files. Pass the input's format to keep folder formats."""
@@ -51,6 +54,8 @@ def output_format(path: str | os.PathLike[str], fmt: InputFormat | str | None = 
     if fmt is not None:
         chosen = InputFormat.parse(fmt)
         row_formats = set(InputFormat) - FOLDER_FORMATS
+        if {found, chosen} <= _JSON_FORMATS and p.suffix.lower() in (".json", ".ndjson"):
+            return chosen  # a JSON name fits JSONL and FHIR (a FHIR bulk export is `.ndjson`)
         if found is not None and found is not chosen and (found in row_formats or chosen in row_formats):
             raise FormatError(
                 f"output {str(p)!r} is named like {found.value} but the format asked for is {chosen.value}; "

@@ -170,7 +170,7 @@ def _ranked_words() -> tuple[str, ...]:
     """pyspellchecker's English words, most frequent first: its first `COMMON_WORD_RANK` entries,
     bundled (scripts/build_common_words.py; reading the package's whole dictionary cost every
     worker about 0.2 CPU-seconds)."""
-    path = bundled_data_path("lexicons", "common_words_en.txt")
+    path = bundled_data_path("lang", "en", "lexicons", "common_words_en.txt")
     with open(path, encoding="utf-8") as handle:
         return tuple(line.rstrip("\n") for line in handle if not line.startswith("# "))
 
@@ -216,7 +216,7 @@ def _names() -> frozenset[str]:
         for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary", "last_names"):
             values = getattr(provider, attr, None) or ()
             names.update(str(v).casefold() for v in values)
-    gender_table = bundled_data_path("surrogates", "first_names_gender.tsv")
+    gender_table = bundled_data_path("lang", "en", "surrogates", "first_names_gender.tsv")
     if gender_table.exists():
         names.update(line.split("\t", 1)[0].strip().casefold() for line in read_word_list(gender_table))
     return frozenset(names)

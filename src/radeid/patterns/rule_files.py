@@ -1,4 +1,5 @@
-"""Rule files: read the TOML (bundled, then the user's), check their schema, compile each rule once.
+"""Rule files: read the TOML (the shared base, the language pack's, then the user's), check their
+schema, compile each rule once.
 
 The schema is documented at the top of `radeid/data/rules/00_common.toml`; `radeid.detect.rules`
 runs the compiled `Rule`s.
@@ -13,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from radeid.config.language import DEFAULT_LANGUAGE, pack_files
 from radeid.core.categories import Category, split_label
 from radeid.core.resources import bundled_data_path
 from radeid.patterns.pattern_files import MacroExpander, read_pattern_file, word_regex
 from radeid.patterns.regex_cache import compile_pattern
 from radeid.patterns.validators import Validator, get_validator
 
-__all__ = ["Rule", "bundled_rule_files", "load_rules"]
+__all__ = ["Rule", "base_rule_files", "bundled_rule_files", "load_rules"]
 
 _FLAGS = {
     "IGNORECASE": re.IGNORECASE,
@@ -76,9 +78,15 @@ class Rule:
         object.__setattr__(self, "source", f"rules/{self.name}")
 
 
-def bundled_rule_files() -> list[Path]:
-    """The rule files shipped in the package, in load order (sorted by file name)."""
+def base_rule_files() -> list[Path]:
+    """The shared base: rule files every language loads (`radeid/data/rules/`), sorted by file name."""
     return sorted(bundled_data_path("rules").glob("*.toml"))
+
+
+def bundled_rule_files(language: str | None = DEFAULT_LANGUAGE) -> list[Path]:
+    """The rule files shipped in the package that `language` loads, in load order: the shared base,
+    then the pack's (`radeid.config.language.pack_files`); None: the base only."""
+    return [*base_rule_files(), *(pack_files(language, "rules") if language is not None else [])]
 
 
 @dataclass
@@ -310,17 +318,24 @@ def _rule_window(entry: Mapping[str, Any], where: str, triggers: tuple[str, ...]
     return (int(window[0]), int(window[1])), word_start
 
 
-def load_rules(extra_rule_files: Sequence[str | Path] = (), disabled: Collection[str] = ()) -> list[Rule]:
-    """Load the bundled rules, merge user files over them and drop disabled ones.
+def load_rules(
+    extra_rule_files: Sequence[str | Path] = (),
+    disabled: Collection[str] = (),
+    *,
+    language: str | None = DEFAULT_LANGUAGE,
+) -> list[Rule]:
+    """Load the bundled rules (the shared base and pack `language`'s files; None: the base only,
+    for a caller that names the pack's files among `extra_rule_files`, as `Config.rule_files`
+    does), merge user files over them and drop disabled ones.
 
-    A user file may redefine a bundled rule (same `name`: the whole rule is replaced), macro or
-    list, or add new ones; `enabled = false` switches a rule off. `disabled` takes rule names or
+    A pack or user file may redefine a bundled rule (same `name`: the whole rule is replaced), macro
+    or list, or add new ones; `enabled = false` switches a rule off. `disabled` takes rule names or
     shell-style patterns (`"name_*"`); a pattern that matches no rule is an error, to catch typos.
     """
     raw = _RawRules({}, {}, {})
-    for path in bundled_rule_files():
+    for path in base_rule_files():
         _read_rule_file(path, raw, may_override=False)
-    for extra in extra_rule_files:
+    for extra in [*(pack_files(language, "rules") if language is not None else []), *extra_rule_files]:
         path = Path(extra)
         if not path.is_file():
             raise ValueError(f"rule file not found: {path}")

@@ -45,6 +45,6 @@ def bundled_protected_regexes() -> list[re.Pattern[str]]:
     regexes: list[re.Pattern[str]] = []
     for code in bundled_languages():
         config = _rules_only(code)
-        protected = ProtectedContent.from_files(config.protected_files).patterns
+        protected = ProtectedContent.from_files(config.protected_files, language=None).patterns
         regexes += [p.regex for p in protected] + [p.requires for p in protected if p.requires is not None]
     return list(dict.fromkeys(regexes))

@@ -1,7 +1,7 @@
-"""Structured records (HL7 v2): the pipeline's prose detection inside the free-text fields only, the
+"""Structured records (HL7 v2, FHIR): the pipeline's prose detection inside the free-text fields only, the
 record's own PHI fields by their type, one identity across both.
 
-A structured record's reader (`radeid.io.hl7v2`) keeps the whole record as the document's text and
+A structured record's reader (`radeid.io.hl7v2`, `radeid.io.fhir`) keeps the whole record as the document's text and
 says in its metadata (`radeid.core.metakeys`) where the prose is (`NARRATIVE`), which values are PHI
 by their field (`STRUCTURED_SPANS`), which characters must stay byte for byte (`VERBATIM`: escape
 sequences) and which characters a replacement must not write (`RESERVED`: the separators).
@@ -11,8 +11,9 @@ sequences) and which characters a replacement must not write (`RESERVED`: the se
   not misled by segment syntax and a name never runs across an escape.
 - The resolver gets the structured values as proposals: its propagation finds a name written only in
   PID-5 (`OYELARAN^VANCE`) again in the report text (`Vance Oyelaran`).
-- Then `impose` keeps the resolved spans inside the prose, cut at verbatim ranges, and adds the
-  structured spans exactly as the reader gave them (they always win: they are known, not guessed).
+- Then `impose` keeps the resolved spans inside the prose, cut at verbatim ranges and widened over
+  the atomic ranges they touch (`ATOMIC`: a JSON `\\u00e9` is replaced whole or not at all), and adds
+  the structured spans exactly as the reader gave them (they always win: they are known, not guessed).
 - After replacement, `escape_reserved` writes each separator a surrogate happens to contain as its
   escape, so every output still parses.
 
@@ -22,6 +23,7 @@ Documents without these keys go through the pipeline untouched.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -82,12 +84,34 @@ def impose(doc: Document, resolved: Iterable[Span]) -> list[Span]:
             if span.start < end and start < span.end:
                 clipped = span.with_(start=max(span.start, start), end=min(span.end, end))
                 kept.extend(_cut(doc.text, clipped, verbatim))
+    kept = _widen(kept, _pairs(doc.metadata, metakeys.ATOMIC))
     kept = [s for s in kept if not any(s.start < t.end and t.start < s.end for t in structured)]
     kept = _as_known_persons(doc.text, kept, structured)
+    kept = _with_known_neighbours(doc.text, kept, structured)
     return sorted([*kept, *structured], key=lambda s: (s.start, s.end))
 
 
 _PERSONS = (Category.PATIENT, Category.HCW)
+
+
+def _widen(spans: list[Span], atomic: Sequence[tuple[int, int]]) -> list[Span]:
+    """Each span over the whole of every atomic range it touches; spans that then overlap become one."""
+    if not atomic:
+        return spans
+    out: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        first = bisect.bisect_left(atomic, (span.start - 16, 0))  # escapes are short: look a little back
+        start, end = span.start, span.end
+        for a_start, a_end in atomic[first:]:
+            if a_start >= end:
+                break
+            if a_end > start:
+                start, end = min(start, a_start), max(end, a_end)
+        if out and start < out[-1].end:
+            out[-1] = out[-1].with_(end=max(end, out[-1].end))
+        else:
+            out.append(span if (start, end) == (span.start, span.end) else span.with_(start=start, end=end))
+    return out
 
 
 def _as_known_persons(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
@@ -104,6 +128,34 @@ def _as_known_persons(text: str, spans: list[Span], structured: list[Span]) -> l
             known = [c for c in _PERSONS if mine and mine <= words[c]]
             if len(known) == 1 and known[0] is not span.category:
                 span = span.with_(category=known[0], subtype=None)
+        out.append(span)
+    return out
+
+
+_BEFORE = re.compile(r"([^\W\d_][\w'’-]*) \Z")
+_AFTER = re.compile(r" ([^\W\d_][\w'’-]*)")
+
+
+def _with_known_neighbours(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
+    """A person span in the prose takes in the word just before or after it when that word is one of
+    the same person field's words, written like a name: "Zoë" of "Zoë Ødegård" is too short to be
+    found again on its own (propagation needs four letters), but the structure says it is the
+    patient's given name ("Oyelaran will return" stays as it is for a patient named Will)."""
+    words = {
+        c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
+    }
+    out: list[Span] = []
+    for n, span in enumerate(spans):
+        if span.category in _PERSONS:
+            low = max(out[-1].end if out else 0, span.start - 40)
+            high = min(spans[n + 1].start if n + 1 < len(spans) else len(text), span.end + 40)
+            before = _BEFORE.search(text, low, span.start)
+            after = _AFTER.match(text, span.end, high)
+            known = words[span.category]
+            if before and before.group(1)[:1].isupper() and before.group(1).casefold() in known:
+                span = span.with_(start=before.start(1))
+            if after and after.group(1)[:1].isupper() and after.group(1).casefold() in known:
+                span = span.with_(end=after.end(1))
         out.append(span)
     return out
 

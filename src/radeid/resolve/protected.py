@@ -6,10 +6,11 @@ resolver lets no PHI proposal inside it survive (unless a strong, validated rule
 surrogate mode a false positive is an invisible change to research data, so this matters as much
 as recall.
 
-The patterns live in TOML files (`radeid/data/protected/*.toml`, schema at the top of
-`00_common.toml`) and reuse the rule files' macro and word-list machinery. Patterns never cross a
-line break, so `ProtectedContent.find_near` only scans the lines that hold a PHI proposal: most
-lines of a report have none, which keeps the cost per document small.
+The patterns live in TOML files (the shared base `radeid/data/protected/*.toml`, schema at the top
+of its `00_common.toml`, then the language pack's `radeid/data/lang/<code>/protected/*.toml`)
+and reuse the rule files' macro and word-list machinery. Patterns never cross a line break, so
+`ProtectedContent.find_near` only scans the lines that hold a PHI proposal: most lines of a
+report have none, which keeps the cost per document small.
 """
 
 from __future__ import annotations
@@ -21,13 +22,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from radeid.config.language import DEFAULT_LANGUAGE, pack_files
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path
 from radeid.patterns.first_words import stored_gate, window_words
 from radeid.patterns.pattern_files import MacroExpander, read_pattern_file
 from radeid.patterns.regex_cache import compile_pattern
 
-__all__ = ["ProtectedContent", "ProtectedPattern", "ProtectedSpan", "bundled_protected_files", "merge_intervals"]
+__all__ = [
+    "ProtectedContent",
+    "ProtectedPattern",
+    "ProtectedSpan",
+    "base_protected_files",
+    "bundled_protected_files",
+    "merge_intervals",
+]
 
 _TOP_KEYS = frozenset({"macros", "lists", "protect"})
 _ENTRY_KEYS = frozenset(
@@ -67,9 +76,15 @@ class ProtectedPattern:
         return _KEEP_GROUP if _KEEP_GROUP in self.regex.groupindex else 0
 
 
-def bundled_protected_files() -> list[Path]:
-    """The protected-content files shipped in the package, in load order."""
+def base_protected_files() -> list[Path]:
+    """The shared base: protected-content files every language loads (`radeid/data/protected/`)."""
     return sorted(bundled_data_path("protected").glob("*.toml"))
+
+
+def bundled_protected_files(language: str | None = DEFAULT_LANGUAGE) -> list[Path]:
+    """The protected-content files shipped in the package that `language` loads, in load order: the
+    shared base, then the pack's (`radeid.config.language.pack_files`); None: the base only."""
+    return [*base_protected_files(), *(pack_files(language, "protected") if language is not None else [])]
 
 
 def load_patterns(
@@ -162,8 +177,13 @@ class ProtectedContent:
         include_bundled: bool = True,
         disabled_classes: Iterable[str] = (),
         disabled: Iterable[str] = (),
+        language: str | None = DEFAULT_LANGUAGE,
     ) -> ProtectedContent:
-        files = [*(bundled_protected_files() if include_bundled else []), *map(Path, extra_files)]
+        """The bundled patterns (the shared base and pack `language`'s; None: the base only, for a
+        caller that names the pack's files in `extra_files`, as `Config.protected_files` does),
+        then `extra_files`, which may redefine any of them by name."""
+        bundled = bundled_protected_files(language) if include_bundled else []
+        files = [*bundled, *map(Path, extra_files)]
         return cls(load_patterns(files, disabled_classes, disabled))
 
     @property

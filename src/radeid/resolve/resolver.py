@@ -32,6 +32,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from radeid.config.config import Config
@@ -126,6 +127,7 @@ class Resolver:
                 include_bundled=config.protected.include_bundled,
                 disabled_classes=config.protected.disabled_classes,
                 disabled=config.protected.disabled,
+                language=None,  # config.protected_files starts with the language pack's files
             )
         forms = None
         if config.resolver.form_check_sources:
@@ -143,7 +145,7 @@ class Resolver:
         particles: list[Span] = []  # particles a form check dropped ("la", "van"): a name after them takes them
         if self.forms is not None:
             kept = self._form_check(text, kept, trimmed, self.forms, trace, particles)
-        merged = merge_overlaps(kept, self.rank, trace, self._is_anchor)
+        merged = merge_overlaps(kept, self.rank, trace, self._is_anchor, text)
         joined = merge_touching(text, merged, self.merge_categories, trace)
         if particles:
             joined = attach_particles(text, joined, particles, trace)
@@ -376,6 +378,7 @@ def merge_overlaps(
     rank: Callable[[Span], tuple[Any, ...]],
     trace: list[Decision] | None = None,
     anchor: Callable[[Span], bool] | None = None,
+    text: str | None = None,
 ) -> list[Span]:
     """Merge each group of overlapping spans into one: union extent, category of the best-ranked.
     With `anchor` (rule spans), a group whose weak span bridges anchors of different categories is
@@ -385,13 +388,16 @@ def merge_overlaps(
     group_end = -1
 
     def close() -> None:
-        parts, bridges = split_bridged(group, anchor) if anchor is not None and len(group) > 2 else ([group], [])
+        if anchor is not None and len(group) > 2:
+            parts, bridges = split_bridged(group, anchor, partial(_bridge_pieces, text) if text is not None else None)
+        else:
+            parts, bridges = [group], []
         for part in sorted(parts, key=lambda p: min(s.start for s in p)):
             merged = _merge_group(part, rank)
             if trace is not None and len(part) > 1:
                 trace.extend(Decision("merge", "merged", s, (merged,)) for s in part)
             result.append(merged)
-        if trace is not None:
+        if trace is not None:  # a bridge is dropped; its pieces outside the rule spans are spans of their own
             trace.extend(Decision("merge", "dropped", s, (), "bridge") for s in bridges)
 
     for span in sorted(spans, key=lambda s: (s.start, -s.end)):
@@ -403,6 +409,28 @@ def merge_overlaps(
     if group:
         close()
     return result
+
+
+def _bridge_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A bridge's pieces outside the rule spans: the runs of words with a capital or a digit (a
+    name, a number), tightened. Lower-case words between two rule spans ("Ramos el 3 de": " el ")
+    are not PHI, nor is a run of abbreviations alone ("Dr.")."""
+    pieces: list[tuple[int, int]] = []
+    run: list[re.Match[str]] = []
+    for m in [*_PIECE_WORD.finditer(text, start, end), None]:
+        if m is not None and any(ch.isupper() or ch.isdigit() for ch in m.group()):
+            run.append(m)
+            continue
+        if run and not all(_ABBREVIATION.fullmatch(w.group()) for w in run):
+            a, b = tighten(text, run[0].start(), run[-1].end())
+            if b > a and not only_function_words(text[a:b]):
+                pieces.append((a, b))
+        run = []
+    return pieces
+
+
+_PIECE_WORD = re.compile(r"[^\s,;:()]+")
+_ABBREVIATION = re.compile(r"[^\W\d_]{1,4}\.")
 
 
 def _merge_group(group: list[Span], rank: Callable[[Span], tuple[Any, ...]]) -> Span:

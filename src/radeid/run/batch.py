@@ -81,10 +81,19 @@ def choose_output_format(
     """
     if output_format is not None:
         return output_format
+    if Path(output_path).suffix.lower() in (".json", ".ndjson") and _is_fhir(input_path, input_format):
+        return InputFormat.FHIR  # FHIR in, FHIR out (a bulk export's `.ndjson` is not JSONL)
     if format_from_suffix(Path(output_path)) is not None:
         return None
     source = input_format or detect_format(input_path)
     return source if source in FOLDER_FORMATS else None
+
+
+def _is_fhir(input_path: Path, input_format: InputFormat | None) -> bool:
+    try:
+        return (input_format or detect_format(input_path)) is InputFormat.FHIR
+    except RadeidIOError:
+        return False
 
 
 def _documents(

@@ -105,7 +105,7 @@ class _Vocab:
         for name in ("places.txt", "hospitals.txt", "vendors.txt"):
             for term, _ in iter_word_list(bundled_data_path("lexicons", name)):
                 self.deny.update(w.lower() for w in _WORD.findall(term.lstrip("=")) if w[:1].isupper())
-        for term, _ in iter_word_list(bundled_data_path("surrogates", "first_names_gender.tsv")):
+        for term, _ in iter_word_list(bundled_data_path("lang", "en", "surrogates", "first_names_gender.tsv")):
             self.deny.add(term.lower())
         self.deny -= {"general", "medical", "center", "hospital", "health", "clinic", "university", "imaging"}
 

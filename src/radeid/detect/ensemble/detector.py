@@ -194,4 +194,5 @@ def protected_content(config: Config) -> ProtectedContent:
         include_bundled=config.protected.include_bundled,
         disabled_classes=config.protected.disabled_classes,
         disabled=config.protected.disabled,
+        language=None,  # config.protected_files starts with the language pack's files
     )

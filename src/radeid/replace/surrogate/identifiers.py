@@ -14,6 +14,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
+from radeid.core.categories import RESOURCE_ID
 from radeid.core.document import Span
 from radeid.replace.surrogate.base import SurrogateContext
 from radeid.replace.surrogate.keyed import KeyStream, fold, fold_alnum, fold_name, shape_scramble
@@ -21,6 +22,8 @@ from radeid.replace.surrogate.keyed import KeyStream, fold, fold_alnum, fold_nam
 _SSN = re.compile(r"\d{3}[- ]\d{2}[- ]\d{4}")
 #: a DICOM UID or other OID: dot-separated numbers (three from arc 0-2, else four or more)
 _UID = re.compile(r"[0-2](?:\.\d+){2,}|\d+(?:\.\d+){3,}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = "0123456789abcdef"
 
 
 def _place_digits(template: str, digits: str) -> str:
@@ -49,6 +52,10 @@ class IdGenerator:
         return _Parsed(original, fold_alnum(original), (span.subtype or "").upper())
 
     def generate(self, parsed: _Parsed, ctx: SurrogateContext, attempt: int) -> str:
+        if parsed.subtype == RESOURCE_ID:  # a record's own id (FHIR): one pseudonym in the whole run
+            return _resource_id(
+                parsed.original, ctx.keyed.stream("corpus", "resource-id", parsed.original, *_attempt_parts(attempt))
+            )
         stream = ctx.keyed.stream(ctx.scope, "id", parsed.norm, *_attempt_parts(attempt))
         # an SSN by its subtype or its form, with 9 digits (digits counted only then)
         if (parsed.subtype == "SSN" or _SSN.fullmatch(parsed.original)) and sum(
@@ -61,6 +68,14 @@ class IdGenerator:
         if "." in parsed.original and _UID.fullmatch(parsed.original):
             return uid_surrogate(parsed.original, stream)
         return shape_scramble(parsed.original, stream)
+
+
+def _resource_id(original: str, stream: KeyStream) -> str:
+    """A resource id's pseudonym: a UUID stays a UUID (hex for hex), anything else keeps its shape."""
+    if not _UUID.fullmatch(original):
+        return shape_scramble(original, stream)
+    out = [ch if ch == "-" else _HEX[stream.below(16)] for ch in original]
+    return "".join(c.upper() if o.isupper() else c for c, o in zip(out, original, strict=True))
 
 
 def uid_surrogate(uid: str, stream: KeyStream) -> str:

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from hashlib import blake2b
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from radeid.patterns.names import fold_name as fold_name  # the surrogates import it from here
 
@@ -46,12 +46,12 @@ class Keyed:
         # Domain separation: the same user secret also opens the vault; the two uses never share
         # a key, so an output here can never help an attack on the vault or the other way round.
         self._key = hmac.digest(bytes(key), _DOMAIN, "sha256")
-        self._scopes: dict[str, Any] = {}  # scope -> keyed BLAKE2b state, before any data
+        self._scopes: dict[str, blake2b] = {}  # scope -> keyed BLAKE2b state, before any data
 
     def __repr__(self) -> str:
         return "Keyed(<secret>)"
 
-    def _scope_state(self, scope: str) -> Any:
+    def _scope_state(self, scope: str) -> blake2b:
         state = self._scopes.get(scope)
         if state is None:
             if len(self._scopes) > 1 << 16:

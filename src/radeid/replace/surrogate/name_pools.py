@@ -207,7 +207,7 @@ def _gender_table(providers: list[object]) -> tuple[dict[str, str], dict[str, st
             label = "F" if p_female >= 0.8 else "M" if p_female <= 0.2 else "U"
             gender[fold_name(name)] = label
     display: dict[str, str] = {}
-    for name, tag in iter_word_list(bundled_data_path("surrogates", "first_names_gender.tsv")):
+    for name, tag in iter_word_list(bundled_data_path("lang", "en", "surrogates", "first_names_gender.tsv")):
         if tag in ("F", "M", "U"):
             gender[fold_name(name)] = tag
             display[fold_name(name)] = name
