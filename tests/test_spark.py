@@ -552,3 +552,33 @@ def test_partition_body_reads_hl7_rows_and_the_records_own_patient_wins() -> Non
     )
     assert out["msg"].tolist() == [r.text for r in expected]
     assert out["msg"].tolist()[0] != messages[0] and "OYELARAN" not in "".join(out["msg"])
+
+
+def test_partition_body_reads_fhir_rows_as_radeid_deid_reads_a_bulk_export(tmp_path: Path) -> None:
+    """`record_format="fhir"`: one resource or Bundle per string cell gives, with the reader's
+    ids, the lines `radeid deid` writes for a bulk export (line ends are the file's, not the cell's);
+    a cell that is not a resource is one failed record named by its reason, never its text."""
+    pytest.importorskip("fhir.resources")
+    import pandas as pd
+
+    from radeid.core import metakeys
+    from radeid.io.readers import read_documents
+    from radeid.spark.dataframe import _deid_partition
+    from radeid.synth.fhir import bundles, write_bulk_export
+
+    config, args = _structured_job(tmp_path)
+    src = tmp_path / "export.ndjson"
+    write_bulk_export(bundles(3, per_patient=2, indent=None), src)
+    reference = tmp_path / "ref.ndjson"
+    result = CliRunner().invoke(radeid_app, ["deid", str(src), "-o", str(reference), *args])
+    assert result.exit_code == 0, result.output
+    docs = list(read_documents(src))
+    frame = pd.DataFrame({"id": [d.id for d in docs] + ["bad"], "json": [d.text for d in docs] + [f'"{SECRET}"']})
+    spec = PipelineSpec.surrogates(KEY, Config.load(config))
+    (out,) = _deid_partition(iter([frame]), spec=spec, cache_key=spec.cache_key(), text_col="json", id_col="id",
+                             patient_col=None, output_col="json", spans_col="spans", error_col="err",
+                             batch_size=8, on_error="skip", record_format="fhir")  # fmt: skip
+    cells = out["json"].tolist()
+    written = "".join(c + d.metadata[metakeys.FRAME][1] for c, d in zip(cells, docs, strict=False))
+    assert written.encode() == reference.read_bytes() and cells[0] != docs[0].text
+    assert cells[-1] is None and out["err"].tolist()[-1] == "not a FHIR resource: no resourceType"

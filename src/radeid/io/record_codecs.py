@@ -4,7 +4,7 @@ how its result becomes the cell's output (the Spark adapter's `record_format`).
 A file format whose records can sit one per cell (an HL7 message as a string, a DICOM file as the
 bytes Spark's `binaryFile` source reads) defines one `RecordCodec` in its own module, and
 `RECORD_CODECS` names it; entries are lazy, so pydicom is imported only when DICOM is used.
-Adding a format (FHIR) is one entry here and one `RecordCodec` in its module.
+Adding a format is one entry here and one `RecordCodec` in its module.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ TEXT = "text"
 RECORD_CODECS: dict[str, str] = {
     "hl7": "radeid.io.hl7v2:HL7_RECORD",
     "dicom": "radeid.io.dicom:DICOM_RECORD",
+    "fhir": "radeid.io.fhir:FHIR_RECORD",
 }
 
 
