@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -423,3 +424,161 @@ def test_spark_deid_takes_deids_options_and_refuses_an_existing_output_before_an
     assert "de-identified" not in done.output  # -q: no summary line
     rows = [json.loads(line) for part in sorted(out.glob("part-*.json")) for line in part.read_text().splitlines()]
     assert rows == [{"id": "a", "text": "Seen by [PATIENT] on [DATE]."}]
+
+
+def _structured_job(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A rules-only surrogate job (a config file and a key file) for `radeid deid` and `spark-deid` alike."""
+    key_file = tmp_path / "site.key"
+    key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
+    config = tmp_path / "job.toml"
+    config.write_text('[pipeline]\ndetectors = ["rules", "lexicon"]\n', encoding="utf-8")
+    return config, ["--config", str(config), "--key-file", str(key_file), "--mode", "surrogate", "-q"]
+
+
+def _audit_rows(folder: Path) -> dict[str, list[dict]]:
+    rows: dict[str, list[dict]] = defaultdict(list)
+    for part in sorted(folder.glob("part-*.json")):
+        for line in part.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            row.setdefault("subtype", None)  # Spark's JSON writer leaves nulls out
+            rows[row.pop("doc_id")].append(row)
+    return {k: sorted(v, key=lambda s: s["start"]) for k, v in rows.items()}
+
+
+def _local_audit(output: Path) -> dict[str, list[dict]]:
+    rows: dict[str, list[dict]] = defaultdict(list)
+    for line in Path(f"{output}.audit.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        rows[row.pop("doc_id")].append(row)
+    return dict(rows)
+
+
+def test_hl7_messages_give_what_radeid_deid_gives_byte_for_byte(spark: Any, tmp_path: Path) -> None:
+    """Issue 31: one HL7 message per row (`record_format="hl7"`) and `spark-deid messages.hl7`
+    write the bytes `radeid deid` writes for the same key, MLLP framing kept; a row that is no
+    message is one failed record, named by id and reason, never its text."""
+    pytest.importorskip("hl7")
+    from radeid.core import metakeys
+    from radeid.io.readers import read_documents
+    from radeid.synth.hl7 import MLLP_END, MLLP_START, oru_messages
+
+    config, args = _structured_job(tmp_path)
+    src = tmp_path / "oru.hl7"
+    src.write_bytes("".join(f"{MLLP_START}{m.text}{MLLP_END}" for m in oru_messages(4, per_patient=2)).encode())
+    reference = tmp_path / "ref.hl7"
+    result = CliRunner().invoke(radeid_app, ["deid", str(src), "-o", str(reference), *args])
+    assert result.exit_code == 0, result.output
+    audit = _local_audit(reference)
+
+    docs = list(read_documents(src))
+    rows = [(n, d.id, "".join((d.metadata[metakeys.FRAME][0], d.text, d.metadata[metakeys.FRAME][1])))
+            for n, d in enumerate(docs)]  # fmt: skip
+    rows.append((9, "bad", f"PID|1||{SECRET}"))
+    df = spark.createDataFrame(rows, "n long, id string, message string")
+    spec = PipelineSpec.surrogates(KEY, Config.load(config))
+    out = deidentify_dataframe(df, "message", "id", config=spec, record_format="hl7", on_error="skip")
+    got = sorted(out.collect(), key=lambda r: r["n"])
+    assert "".join(r["message"] for r in got[:-1]).encode() == reference.read_bytes()
+    assert {r["id"]: [s.asDict() for s in r["phi_spans"]] for r in got[:-1]} == dict(audit)
+    assert got[-1]["message"] is None and got[-1]["phi_error"] == "no MSH segment: this is not an HL7 v2 message file"
+
+    spark_out = tmp_path / "spark.hl7"
+    result = CliRunner().invoke(radeid_app, ["spark-deid", str(src), str(spark_out), "--master", "local[2]", *args])
+    assert result.exit_code == 0, result.output
+    assert spark_out.read_bytes() == reference.read_bytes()
+    assert _audit_rows(Path(f"{spark_out}.audit")) == dict(audit)
+
+
+def test_dicom_files_give_what_radeid_deid_gives_byte_for_byte(spark: Any, tmp_path: Path) -> None:
+    """Issue 31: DICOM SR files as binary cells (`record_format="dicom"`) and `spark-deid srdir/
+    --format dicom` write the files `radeid deid` writes for the same key (pydicom's bytes are
+    deterministic); a cell that is no DICOM file is one failed record."""
+    pytest.importorskip("pydicom")
+    from radeid.synth.dicom import sr_reports, write_sr
+
+    config, args = _structured_job(tmp_path)
+    srdir = tmp_path / "sr"
+    (srdir / "ct").mkdir(parents=True)
+    for n, report in enumerate(sr_reports(3, per_patient=2)):
+        write_sr(report.dataset, srdir / ("ct" if n else "") / f"r{n}.dcm")
+    reference = tmp_path / "ref"
+    result = CliRunner().invoke(radeid_app, ["deid", str(srdir), "-o", str(reference), *args])
+    assert result.exit_code == 0, result.output
+    expected = {p.relative_to(reference).as_posix(): p.read_bytes() for p in reference.rglob("*.dcm")}
+    assert sorted(expected) == ["ct/r1.dcm", "ct/r2.dcm", "r0.dcm"]
+
+    cells = [(name.removesuffix(".dcm"), (srdir / name).read_bytes()) for name in expected]
+    df = spark.createDataFrame([*cells, ("junk", SECRET.encode())], "id string, content binary")
+    spec = PipelineSpec.surrogates(KEY, Config.load(config))
+    out = deidentify_dataframe(df, "content", "id", config=spec, record_format="dicom", on_error="skip").collect()
+    assert {f"{r['id']}.dcm": bytes(r["content"]) for r in out if r["id"] != "junk"} == expected
+    junk = next(r for r in out if r["id"] == "junk")
+    assert junk["content"] is None and junk["phi_error"] == "not a DICOM file (no DICM marker after the preamble)"
+
+    spark_out = tmp_path / "spark-out"
+    result = CliRunner().invoke(
+        radeid_app, ["spark-deid", str(srdir), str(spark_out), "--format", "dicom", "--master", "local[2]", *args]
+    )
+    assert result.exit_code == 0, result.output
+    assert {p.relative_to(spark_out).as_posix(): p.read_bytes() for p in spark_out.rglob("*.dcm")} == expected
+    audit = _local_audit(reference)
+    assert _audit_rows(Path(f"{spark_out}.audit")) == audit and sum(len(v) for v in audit.values()) > 20
+
+
+def test_partition_body_reads_hl7_rows_and_the_records_own_patient_wins() -> None:
+    """The mapInPandas body without Spark: a message's PID-3 is its patient even when the patient
+    column says otherwise (as in `radeid deid`); the column serves a message without PID-3; the row
+    id is the document id."""
+    import pandas as pd
+
+    from radeid.io.hl7v2 import message_document
+    from radeid.io.records import ReadOptions
+    from radeid.spark.dataframe import _deid_partition
+
+    header = "MSH|^~\\&|RIS|MERCY|EHR|CLINIC|20240312153000||ORU^R01|{id}|P|2.5\r"
+    body = "OBR|1|PLC1|ACC99881|71020^CHEST|||20240312\rOBX|1|TX|IMP||Seen 03/12/2024 by Dr. Quill.||||||F\r"
+    messages = [header.format(id="M1") + "PID|1||MRN12345^^^HOSP^MR||OYELARAN^VANCE||19560412\r" + body,
+                header.format(id="M2") + "PID|1||||OYELARAN^VANCE||19560412\r" + body]  # fmt: skip
+    spec = PipelineSpec.surrogates(KEY, Config.load(overrides={"pipeline": {"detectors": ["rules", "lexicon"]}}))
+    frame = pd.DataFrame({"id": ["a", "b"], "msg": messages, "patient": ["p-other", "p9"]})
+    (out,) = _deid_partition(iter([frame]), spec=spec, cache_key=spec.cache_key(), text_col="msg", id_col="id",
+                             patient_col="patient", output_col="msg", spans_col="spans", error_col=None,
+                             batch_size=8, on_error="fail", record_format="hl7")  # fmt: skip
+    docs = [message_document(m, "", ReadOptions()) for m in messages]
+    assert [d.patient_id for d in docs] == ["MRN12345", None]  # type: ignore[union-attr]
+    expected = spec.build().deidentify(
+        [replace(docs[0], id="a"), replace(docs[1], id="b", patient_id="p9")]  # type: ignore[type-var]
+    )
+    assert out["msg"].tolist() == [r.text for r in expected]
+    assert out["msg"].tolist()[0] != messages[0] and "OYELARAN" not in "".join(out["msg"])
+
+
+def test_partition_body_reads_fhir_rows_as_radeid_deid_reads_a_bulk_export(tmp_path: Path) -> None:
+    """`record_format="fhir"`: one resource or Bundle per string cell gives, with the reader's
+    ids, the lines `radeid deid` writes for a bulk export (line ends are the file's, not the cell's);
+    a cell that is not a resource is one failed record named by its reason, never its text."""
+    pytest.importorskip("fhir.resources")
+    import pandas as pd
+
+    from radeid.core import metakeys
+    from radeid.io.readers import read_documents
+    from radeid.spark.dataframe import _deid_partition
+    from radeid.synth.fhir import bundles, write_bulk_export
+
+    config, args = _structured_job(tmp_path)
+    src = tmp_path / "export.ndjson"
+    write_bulk_export(bundles(3, per_patient=2, indent=None), src)
+    reference = tmp_path / "ref.ndjson"
+    result = CliRunner().invoke(radeid_app, ["deid", str(src), "-o", str(reference), *args])
+    assert result.exit_code == 0, result.output
+    docs = list(read_documents(src))
+    frame = pd.DataFrame({"id": [d.id for d in docs] + ["bad"], "json": [d.text for d in docs] + [f'"{SECRET}"']})
+    spec = PipelineSpec.surrogates(KEY, Config.load(config))
+    (out,) = _deid_partition(iter([frame]), spec=spec, cache_key=spec.cache_key(), text_col="json", id_col="id",
+                             patient_col=None, output_col="json", spans_col="spans", error_col="err",
+                             batch_size=8, on_error="skip", record_format="fhir")  # fmt: skip
+    cells = out["json"].tolist()
+    written = "".join(c + d.metadata[metakeys.FRAME][1] for c, d in zip(cells, docs, strict=False))
+    assert written.encode() == reference.read_bytes() and cells[0] != docs[0].text
+    assert cells[-1] is None and out["err"].tolist()[-1] == "not a FHIR resource: no resourceType"

@@ -18,10 +18,12 @@ from radeid.replace.base import KEYED_MODES
 from radeid.spark.dataframe import (
     SparkDocumentError,
     SparkInputError,
+    _spark_format,
     _spark_session,
     existing_paths,
     spark_deidentify_files,
 )
+from radeid.spark.records import RECORD_FORMATS, spark_deidentify_records
 
 __all__ = ["register", "spark_deid"]
 
@@ -53,8 +55,18 @@ FROM_DEID = (
 
 @with_options(borrowed_options(deid, FROM_DEID))
 def spark_deid(
-    input_path: Annotated[str, typer.Argument(metavar="INPUT", help="Parquet or JSONL file/folder (Spark path).")],
-    output_path: Annotated[str, typer.Argument(metavar="OUTPUT", help="Output folder (Spark writes part files).")],
+    input_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT", help="Parquet or JSONL file/folder (Spark path), an HL7 file or a DICOM folder."
+        ),
+    ],
+    output_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="OUTPUT", help="Output folder (Spark writes part files); HL7: a file; DICOM: a local folder."
+        ),
+    ],
     mode: ModeOpt = None,
     key_file: Annotated[
         Path | None, typer.Option("--key-file", help="Key for surrogate mode (else $RADEID_KEY).")
@@ -62,7 +74,7 @@ def spark_deid(
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="TOML merged over the defaults (the whole job).")
     ] = None,
-    input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet or jsonl.")] = None,
+    input_format: Annotated[str | None, typer.Option("--format", "-f", help="parquet, jsonl, hl7 or dicom.")] = None,
     output_format: Annotated[
         str | None, typer.Option("--output-format", help="parquet or jsonl (default: the input's).")
     ] = None,
@@ -106,7 +118,7 @@ def spark_deid(
     ] = None,
     **job: Any,
 ) -> None:
-    """De-identify Parquet/JSONL on Apache Spark (local or a cluster; see `spark-submit`).
+    """De-identify Parquet/JSONL, HL7 v2 or DICOM SR on Apache Spark (local or a cluster; see `spark-submit`).
 
     Example:
 
@@ -230,24 +242,19 @@ def _run_job(
         spark.sparkContext.setLogLevel("ERROR")
     if not overwrite:
         existing(existing_paths(spark, {"OUTPUT": output_path, "--audit": audit_path}))
+    common: dict[str, Any] = {
+        "spec": spec, "output_format": io.output_format or None, "keep_columns": io.keep_columns,
+        "audit_path": audit_path, "partitions": partitions, "overwrite": overwrite, "on_error": io.on_error,
+        "skipped": skipped,
+    }  # fmt: skip
     try:
+        fmt = _spark_format(input_path, io.format or None)
+        if fmt in RECORD_FORMATS:  # an HL7 file, a DICOM folder: one record per row
+            return spark_deidentify_records(spark, input_path, output_path, record_format=fmt, **common)
         return spark_deidentify_files(
-            spark,
-            input_path,
-            output_path,
-            spec=spec,
-            input_format=io.format or None,
-            output_format=io.output_format or None,
-            id_col=io.id_col,
-            text_col=io.text_col,
-            patient_col=io.patient_col or None,
-            keep_columns=io.keep_columns,
-            audit_path=audit_path,
-            partitions=partitions,
-            overwrite=overwrite,
-            on_error=io.on_error,
-            skipped=skipped,
-        )
+            spark, input_path, output_path, input_format=fmt, id_col=io.id_col, text_col=io.text_col,
+            patient_col=io.patient_col or None, **common,
+        )  # fmt: skip
     except ConfigError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
     except SparkInputError as exc:
@@ -261,7 +268,8 @@ def _run_job(
 def _report(skipped: list[tuple[str, str]], count: int, output_path: str, quiet: bool = False) -> None:
     """The skipped documents (the first 20, then a count) and the total (not with --quiet), on stderr."""
     for doc_id, error in skipped[:20]:
-        typer.echo(f"skipped: document {doc_id!r}: {error} while de-identifying", err=True)
+        said = f"{error} while de-identifying" if error.isidentifier() else error  # an exception type, or why
+        typer.echo(f"skipped: document {doc_id!r}: {said}", err=True)  # a record did not parse
     if len(skipped) > 20:
         typer.echo(f"... and {len(skipped) - 20} more skipped documents", err=True)
     if not quiet:

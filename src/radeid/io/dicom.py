@@ -34,13 +34,14 @@ from radeid.core import metakeys
 from radeid.core.document import Document, Result
 from radeid.io.atomic import DocumentWriter
 from radeid.io.dicom_fields import RS, entries, parse_rendering, render
-from radeid.io.errors import FormatError, ReadIssue
+from radeid.io.errors import FormatError, ReadIssue, naming
 from radeid.io.folders import FolderWriter, _safe_relpath, refuse_undecodable_names
 from radeid.io.formats import InputFormat, walk_files
+from radeid.io.record_codecs import CellReader, RecordCodec
 from radeid.io.records import ReadOptions
 from radeid.io.registry import FormatHandler
 
-__all__ = ["DICOM", "DicomWriter", "read_dicom"]
+__all__ = ["DICOM", "DICOM_RECORD", "DicomWriter", "deidentified_bytes", "dicom_document", "read_dicom"]
 
 #: What a replacement writes instead of a character that would break a value or the rendering.
 RESERVED = {RS: " ", "\\": "/", "^": " ", "=": "-"}
@@ -104,15 +105,28 @@ def _iter_dicom(files: Iterator[Path], root: Path | None, options: ReadOptions) 
 
 def _dicom_document(file: Path, root: Path | None, options: ReadOptions) -> Document | ReadIssue:
     """One file as a Document, or the issue that says why it is not one (never a value of it)."""
+    rel = file.relative_to(root) if root is not None else Path(file.name)
+    return dicom_document(file, rel.as_posix(), options, source=str(file))
+
+
+def dicom_document(
+    data: Path | bytes, rel: str, options: ReadOptions, *, source: str | None = None
+) -> Document | ReadIssue:
+    """One DICOM file (a path, or its bytes: a Spark `binaryFile` cell) as a Document, or the issue
+    that says why it is not one (never a value of it). `rel` is the file's path relative to the
+    folder read: the document id is it without `.dcm`. `source` (default `rel`) names the file in
+    issues and is where the writer reads it again (a path only)."""
+    import io
+
     import pydicom
     from pydicom.errors import InvalidDicomError
 
-    rel = file.relative_to(root) if root is not None else Path(file.name)
+    relpath = Path(rel)
     # `r12.dcm` is `r12`; a name with another suffix or none (`IM0001`, `1.2.3.4`) is its own id
-    doc_id = rel.with_suffix("").as_posix() if rel.suffix.lower() == ".dcm" else rel.as_posix()
-    source = str(file)
-    try:
-        dataset = pydicom.dcmread(file, defer_size="1 MB")  # an image's pixels are never loaded: refused below
+    doc_id = relpath.with_suffix("").as_posix() if relpath.suffix.lower() == ".dcm" else relpath.as_posix()
+    source = source or rel
+    try:  # an image's pixels are never loaded: refused below
+        dataset = pydicom.dcmread(io.BytesIO(data) if isinstance(data, bytes) else data, defer_size="1 MB")
     except InvalidDicomError:
         return ReadIssue(source, None, doc_id, "not a DICOM file (no DICM marker after the preamble)")
     except OSError as exc:
@@ -134,7 +148,7 @@ def _dicom_document(file: Path, root: Path | None, options: ReadOptions) -> Docu
         return ReadIssue(source, None, doc_id, f"its text is longer than max_chars={options.max_chars:,}")
     metadata: dict[str, Any] = {
         metakeys.PATH: source,
-        metakeys.RELPATH: rel.as_posix(),
+        metakeys.RELPATH: relpath.as_posix(),
         metakeys.NARRATIVE: rendering.narrative,
         metakeys.STRUCTURED_SPANS: rendering.structured,
         metakeys.VERBATIM: [],
@@ -254,30 +268,30 @@ class DicomWriter(FolderWriter):
         super().__init__(path, options, overwrite, InputFormat.DICOM)
 
     def _write(self, result: Result) -> None:
-        import pydicom
-
-        doc = result.document
-        source = doc.metadata.get(metakeys.PATH)
-        where = f"document {doc.id!r}"
+        source = result.document.metadata.get(metakeys.PATH)
         if not source:
-            raise ValueError(f"{where}: DICOM output needs the file the document was read from")
-        with quiet():
-            dataset = pydicom.dcmread(source)
-            apply_text(dataset, result.text, where)
-            if result.replacements or not unmark(dataset):  # a restored text: the record is taken back
-                dataset.remove_private_tags()
-                mark_deidentified(dataset)
+            raise ValueError(f"document {result.document.id!r}: DICOM output needs the file the document was read from")
+        self._save(result.document.id, deidentified_bytes(result, Path(source)))
+
+    def write_file(self, doc_id: str, data: bytes) -> None:
+        """A file de-identified elsewhere (`deidentified_bytes`: a Spark executor's output cell),
+        written where `write` writes the document `doc_id`."""
+        self._ensure_open()
+        with naming(self.path):
+            self._save(doc_id, data)
+        self.count += 1
+
+    def _save(self, doc_id: str, data: bytes) -> None:
         if self._single:
             if self.count:
                 raise ValueError(f"output {str(self.path)!r} holds a single document; write to a folder for more")
             target = self._atomic.tmp / self.path.with_suffix(".dcm").name
         else:  # every output ends in `.dcm`: `IM0001` is written `IM0001.dcm` and reads back as `IM0001`
-            target = self._free(self._atomic.tmp / f"{_safe_relpath(doc.id)}.dcm")
+            target = self._free(self._atomic.tmp / f"{_safe_relpath(doc_id)}.dcm")
         with open(target, "xb") as handle:
             if getattr(self, "_private", False):
                 os.chmod(target, 0o600)
-            with quiet():
-                dataset.save_as(handle)
+            handle.write(data)
 
     @staticmethod
     def _free(base: Path) -> Path:
@@ -290,8 +304,52 @@ class DicomWriter(FolderWriter):
         return candidate
 
 
+def _deidentified(result: Result, dataset: Any) -> Any:
+    """`dataset` (the document's file, read again) with the result's values written and the
+    de-identification recorded (a restored text: the record taken back)."""
+    apply_text(dataset, result.text, f"document {result.document.id!r}")
+    if result.replacements or not unmark(dataset):
+        dataset.remove_private_tags()
+        mark_deidentified(dataset)
+    return dataset
+
+
+def deidentified_bytes(result: Result, original: bytes | Path) -> bytes:
+    """The file `DicomWriter` writes for `result`, from the original file (its path, or its bytes:
+    a Spark cell): the same bytes for the same result."""
+    import io
+
+    import pydicom
+
+    buffer = io.BytesIO()
+    with quiet():
+        dataset = pydicom.dcmread(io.BytesIO(original) if isinstance(original, bytes) else original)
+        _deidentified(result, dataset).save_as(buffer)
+    return buffer.getvalue()
+
+
+def _dicom_record_reader(options: ReadOptions) -> CellReader:
+    _pydicom()
+
+    def read(cell: str | bytes, source: str) -> Document | ReadIssue:
+        if not isinstance(cell, bytes):
+            return ReadIssue(source, None, None, "a DICOM cell must hold the file's bytes (a binary column)")
+        with quiet():
+            return dicom_document(cell, source, options)
+
+    return read
+
+
+def _write_record(result: Result, cell: str | bytes) -> bytes:
+    if not isinstance(cell, bytes):
+        raise ValueError(f"document {result.document.id!r}: a DICOM cell must hold the file's bytes")
+    return deidentified_bytes(result, cell)
+
+
 def _open_writer(path: Path, options: ReadOptions, overwrite: bool | None) -> DocumentWriter:
     return DicomWriter(path, options, overwrite)
 
 
 DICOM = FormatHandler(read=read_dicom, open_writer=_open_writer, estimate=estimate_dicom)
+#: One file per DataFrame cell (`radeid.io.record_codecs`): its bytes in, the de-identified file's bytes out.
+DICOM_RECORD = RecordCodec(binary=True, reader=_dicom_record_reader, write=_write_record)

@@ -35,10 +35,11 @@ from radeid.io.fhir_fields import Path as JsonPath
 from radeid.io.fhir_fields import RecordMap, Resource, at, map_record, text_attachments
 from radeid.io.fhir_json import ESCAPE, JArray, JObject, JString, scan
 from radeid.io.formats import InputFormat
+from radeid.io.record_codecs import CellReader, RecordCodec
 from radeid.io.records import STREAM_ERRORS, ReadOptions, bom_encoding, cheap_to_scan, decode_error_reason
 from radeid.io.registry import FormatHandler
 
-__all__ = ["FHIR", "FhirWriter", "read_fhir", "validation_problem"]
+__all__ = ["FHIR", "FHIR_RECORD", "FhirWriter", "read_fhir", "resource_document", "validation_problem"]
 
 #: What a replacement writes instead of a character a JSON string cannot hold as it is.
 _JSON_RESERVED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -96,6 +97,29 @@ def _iter_fhir(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssu
         frame = (blank.decode(encoding, "replace"), end.decode(encoding, "replace"))
         yield from _record(source, number, body, frame, encoding if number == 1 else options.encoding)
         blank = b""
+
+
+def resource_document(cell: str | bytes, source: str, options: ReadOptions) -> Document | ReadIssue:
+    """One resource or Bundle (a DataFrame cell; bytes decoded with `options.encoding`) as the
+    Document the file reader makes for a `.json` file holding it, or the first issue that says why
+    it is not one (never a value). Warnings (a Bundle entry that does not validate) are dropped."""
+    _fhir_library()
+    return _resource_reader(options)(cell, source)
+
+
+def _resource_reader(options: ReadOptions) -> CellReader:
+    _fhir_library()
+
+    def read(cell: str | bytes, source: str) -> Document | ReadIssue:
+        data, encoding = (cell.encode("utf-8"), "utf-8") if isinstance(cell, str) else (cell, options.encoding)
+        items = list(_record(source, 1, data, ("", ""), encoding, bundle_ok=True))
+        found = next((item for item in items if isinstance(item, Document)), None)
+        if found is not None:
+            return found
+        errors = [item for item in items if isinstance(item, ReadIssue) and item.severity == "error"]
+        return errors[0] if errors else ReadIssue(source, None, None, "not a FHIR resource")
+
+    return read
 
 
 def _is_lines(path: Path, data: bytes, encoding: str) -> bool:
@@ -329,3 +353,5 @@ def _encode_attachments(text: str, encoded: list[list[Any]]) -> str:
 
 
 FHIR = FormatHandler(read=read_fhir, open_writer=FhirWriter, estimate=estimate_fhir)
+#: One resource or Bundle per DataFrame cell (`radeid.io.record_codecs`): JSON in, the de-identified JSON out.
+FHIR_RECORD = RecordCodec(binary=False, reader=_resource_reader, write=lambda result, _cell: _framed(result))

@@ -32,10 +32,11 @@ from radeid.io.errors import FormatError, ReadIssue
 from radeid.io.formats import InputFormat
 from radeid.io.hl7_fields import map_message
 from radeid.io.hl7_map import FieldMap, load_field_map
+from radeid.io.record_codecs import RecordCodec
 from radeid.io.records import STREAM_ERRORS, ReadOptions, bom_encoding, cheap_to_scan, decode_error_reason, line_of
 from radeid.io.registry import FormatHandler
 
-__all__ = ["HL7", "Hl7Writer", "RawMessage", "read_hl7", "split_messages"]
+__all__ = ["HL7", "HL7_RECORD", "Hl7Writer", "RawMessage", "message_document", "read_hl7", "split_messages"]
 
 _START, _END = b"\x0b", b"\x1c"
 #: Where a plain file's messages start: `MSH` and a field separator, at the start of a line.
@@ -171,6 +172,37 @@ def _message(source: str, number: int, raw: RawMessage, encoding: str, fields: F
     return Document(id=doc_id, text=text, patient_id=found.patient_id, metadata=metadata)
 
 
+def message_document(message: str | bytes, source: str, options: ReadOptions) -> Document | ReadIssue:
+    """One message (a DataFrame cell; MLLP framing or line ends around it kept) as the Document the
+    file reader makes for it, or the issue that says why it is not one (never a value of it).
+    A str is the message itself; bytes are decoded with `options.encoding`."""
+    _hl7_library()
+    return _message_reader(options)(message, source)
+
+
+def _message_reader(options: ReadOptions) -> Callable[[str | bytes, str], Document | ReadIssue]:
+    """`message_document` with the field map loaded once (a Spark partition reads many messages)."""
+    fields = load_field_map(options.hl7_fields)
+
+    def read(message: str | bytes, source: str) -> Document | ReadIssue:
+        data, encoding = (message.encode("utf-8"), "utf-8") if isinstance(message, str) else (message, options.encoding)
+        items = list(split_messages(data))
+        raws = [item for item in items if isinstance(item, RawMessage)]
+        problem = next((item for item in items if isinstance(item, str)), None)
+        if problem is None and len(raws) != 1:
+            problem = f"holds {len(raws)} HL7 messages, not one"
+        if problem is not None:
+            return ReadIssue(source, None, None, problem)
+        return _message(source, 1, replace(raws[0], line=1), encoding, fields)
+
+    return read
+
+
+def _hl7_record_reader(options: ReadOptions) -> Callable[[str | bytes, str], Document | ReadIssue]:
+    _hl7_library()
+    return _message_reader(options)
+
+
 def _parse_problem(text: str) -> str | None:
     """Why the `hl7` library cannot read this message, in words that hold none of its values."""
     import hl7
@@ -207,6 +239,12 @@ class Hl7Writer(TextDocumentWriter):
     def _write(self, result: Result) -> None:
         self._file.handle.write(_framed(result))
 
+    def write_message(self, framed: str) -> None:
+        """A message de-identified elsewhere, framing included (a Spark executor's output cell)."""
+        self._ensure_open()
+        self._file.handle.write(framed)
+        self.count += 1
+
     @classmethod
     def encoder(cls, path: Path, options: ReadOptions) -> Callable[[Result], str] | None:
         return _framed
@@ -218,3 +256,5 @@ def _framed(result: Result) -> str:
 
 
 HL7 = FormatHandler(read=read_hl7, open_writer=Hl7Writer, estimate=estimate_hl7)
+#: One message per DataFrame cell (`radeid.io.record_codecs`): a string in, the framed de-identified message out.
+HL7_RECORD = RecordCodec(binary=False, reader=_hl7_record_reader, write=lambda result, _value: _framed(result))

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from radeid.spark.dataframe import audit_schema as audit_schema
     from radeid.spark.dataframe import deidentify_dataframe as deidentify_dataframe
     from radeid.spark.dataframe import spark_deidentify_files as spark_deidentify_files
+    from radeid.spark.records import spark_deidentify_records as spark_deidentify_records
 
 __all__ = [
     "AUDIT_FIELDS",
@@ -24,6 +25,7 @@ __all__ = [
     "audit_schema",
     "deidentify_dataframe",
     "spark_deidentify_files",
+    "spark_deidentify_records",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -35,5 +37,6 @@ __getattr__, __dir__ = lazy_exports(
         "audit_schema": "radeid.spark.dataframe",
         "deidentify_dataframe": "radeid.spark.dataframe",
         "spark_deidentify_files": "radeid.spark.dataframe",
+        "spark_deidentify_records": "radeid.spark.records",
     },
 )

@@ -30,13 +30,17 @@ import os
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from radeid.config.config import Config, ConfigError
-from radeid.core.document import Document
+from radeid.core.document import Document, Result
 from radeid.io.audit import SPAN_FIELDS, span_rows
+from radeid.io.errors import ReadIssue
+from radeid.io.record_codecs import TEXT, RecordCodec, record_codec
+from radeid.io.records import ReadOptions
 from radeid.pipeline.spec import PipelineSpec
 
 if TYPE_CHECKING:
@@ -131,12 +135,17 @@ def _deid_partition(
     batch_size: int,
     on_error: str,
     id_key: bytes | None = None,
+    record_format: str = TEXT,
 ) -> Iterator[pd.DataFrame]:
     """mapInPandas body: each Arrow batch of a partition, de-identified `batch_size` documents at a time.
 
     With `id_key` (`pseudonymize_ids`), the id column is written as the keyed pseudonym
     `radeid deid --pseudonymize-ids` writes (`io.ids.pseudonymize_id`), and failures name it; the
     surrogates are still keyed by the original id, as in `radeid deid`.
+
+    `record_format` (`radeid.io.record_codecs`): each cell is one record of that format (an HL7
+    message, a DICOM file's bytes), read into the Document its file reader makes, and the output
+    cell is what that format's writer writes for it.
 
     A document the pipeline fails on stops the task with its id and exception type (`fail`), or
     gets a null text, no spans and the exception type in `error_col` (`skip`). Never its text:
@@ -150,7 +159,7 @@ def _deid_partition(
     for frame in frames:
         yield _deid_frame(deid, frame, text_col=text_col, id_col=id_col, patient_col=patient_col,
                           output_col=output_col, spans_col=spans_col, error_col=error_col, batch_size=batch_size,
-                          on_error=on_error, id_key=id_key)  # fmt: skip
+                          on_error=on_error, id_key=id_key, record_format=record_format)  # fmt: skip
 
 
 def _deid_frame(
@@ -166,62 +175,109 @@ def _deid_frame(
     batch_size: int,
     on_error: str,
     id_key: bytes | None,
+    record_format: str = TEXT,
 ) -> pd.DataFrame:
     """One Arrow batch de-identified: a copy of `frame` with the output text, spans, errors (and pseudonymous ids)."""
     from radeid.io.ids import pseudonymize_id
 
-    texts = frame[text_col].tolist()
+    values = frame[text_col].tolist()
     ids = frame[id_col].tolist()
-    patients = frame[patient_col].tolist() if patient_col else [None] * len(texts)
-    out_texts: list[str | None] = [None] * len(texts)
-    spans: list[list[dict[str, Any]]] = [[] for _ in texts]
-    errors: list[str | None] = [None] * len(texts)
-    todo = [
-        (i, Document(_as_id(ids[i]) or "", text, _as_id(patients[i])))
-        for i, text in enumerate(texts)
-        if isinstance(text, str)
-    ]
     shown: list[Any] = ids
     if id_key is not None:
         shown = [None if (x := _as_id(v)) is None else pseudonymize_id(id_key, x) for v in ids]
+    patients = frame[patient_col].tolist() if patient_col else [None] * len(values)
+    todo, unread = _documents(deid, values, ids, patients, record_format)
+    out = _Outputs(values, shown, on_error, record_codec(record_format))
+    for i, reason in unread:
+        out.unreadable(i, reason)
     for start in range(0, len(todo), batch_size):
-        _deid_chunk(deid, todo[start : start + batch_size], on_error, shown, out_texts, spans, errors)
-    out = frame.copy()
+        _deid_chunk(deid, todo[start : start + batch_size], out)
+    result = frame.copy()
     if id_key is not None:
-        out[id_col] = shown
-    out[output_col] = out_texts
-    out[spans_col] = spans
+        result[id_col] = shown
+    result[output_col] = out.values
+    result[spans_col] = out.spans
     if error_col:
-        out[error_col] = errors
-    return out
+        result[error_col] = out.errors
+    return result
 
 
-def _deid_chunk(
-    deid: Deidentifier,
-    chunk: list[tuple[int, Document]],
-    on_error: str,
-    shown: list[Any],
-    out_texts: list[str | None],
-    spans: list[list[dict[str, Any]]],
-    errors: list[str | None],
-) -> None:
+def _documents(
+    deid: Deidentifier, values: list[Any], ids: list[Any], patients: list[Any], record_format: str
+) -> tuple[list[tuple[int, Document]], list[tuple[int, str]]]:
+    """Each non-null cell as (row, Document), and (row, why) for cells its record format cannot read.
+
+    The row's id is the document id (it keys the surrogates, as for text). A record's own patient
+    (HL7 PID-3, DICOM PatientID) wins over the patient column, which serves records without one,
+    as `radeid deid` gives a record's own id precedence over a patient map."""
+    codec = record_codec(record_format)
+    if codec is None:
+        return [(i, Document(_as_id(ids[i]) or "", v, _as_id(patients[i]))) for i, v in enumerate(values)
+                if isinstance(v, str)], []  # fmt: skip
+    read = codec.reader(ReadOptions(hl7_fields=deid.config.io.hl7_fields))
+    todo: list[tuple[int, Document]] = []
+    unread: list[tuple[int, str]] = []
+    for i, value in enumerate(values):
+        if not isinstance(value, str | bytes | bytearray):
+            continue  # a null cell stays null
+        doc_id = _as_id(ids[i]) or ""
+        doc = read(bytes(value) if isinstance(value, bytearray) else value, doc_id)
+        if isinstance(doc, ReadIssue):
+            unread.append((i, doc.reason))
+        else:
+            todo.append((i, replace(doc, id=doc_id, patient_id=doc.patient_id or _as_id(patients[i]))))
+    return todo, unread
+
+
+class _Outputs:
+    """A batch's output cells, spans and errors by row; a failure stops the task or is noted (`on_error`)."""
+
+    def __init__(self, values: list[Any], shown: list[Any], on_error: str, codec: RecordCodec | None) -> None:
+        self.inputs, self.shown, self.on_error, self.codec = values, shown, on_error, codec
+        self.values: list[Any] = [None] * len(values)
+        self.spans: list[list[dict[str, Any]]] = [[] for _ in values]
+        self.errors: list[str | None] = [None] * len(values)
+
+    def failed(self, i: int, exc: BaseException, doing: str = "de-identifying") -> None:
+        """The pipeline (or the format's writer) failed on row `i`: named by id and exception type only."""
+        if self.on_error == "fail":
+            raise SparkDocumentError(
+                f"document {self.shown[i]!r}: {type(exc).__name__} while {doing}; "
+                "rerun with --on-error skip to leave it out"
+            ) from None
+        self.errors[i] = type(exc).__name__
+
+    def unreadable(self, i: int, reason: str) -> None:
+        """Row `i` is no record of its format: the reader's reason, which never holds a value."""
+        if self.on_error == "fail":
+            raise SparkDocumentError(
+                f"document {self.shown[i]!r}: {reason}; rerun with --on-error skip to leave it out"
+            )
+        self.errors[i] = reason
+
+    def done(self, i: int, result: Result) -> None:
+        if self.codec is None:
+            self.values[i] = result.text
+        else:
+            try:
+                self.values[i] = self.codec.write(result, self.inputs[i])
+            except Exception as exc:  # noqa: BLE001 - one record's failure, named by type (never chained)
+                self.failed(i, exc, "writing it")
+                return
+        self.spans[i] = span_rows(result)
+
+
+def _deid_chunk(deid: Deidentifier, chunk: list[tuple[int, Document]], out: _Outputs) -> None:
     """One batch of (row, document) through the pipeline, results written by row; a failure stops or is noted."""
     from radeid.run.batch import deidentify_each
 
-    results, failed = deidentify_each(deid, [doc for _, doc in chunk], on_error)  # type: ignore[arg-type]
+    results, failed = deidentify_each(deid, [doc for _, doc in chunk], out.on_error)  # type: ignore[arg-type]
     bad = {index for index, _ in failed}
     for index, exc in failed:
-        i, doc = chunk[index]
-        if on_error == "fail":
-            raise SparkDocumentError(
-                f"document {shown[i]!r}: {type(exc).__name__} while de-identifying; "
-                "rerun with --on-error skip to leave it out"
-            ) from None
-        errors[i] = type(exc).__name__
+        out.failed(chunk[index][0], exc)
     good = [pair for n, pair in enumerate(chunk) if n not in bad]
     for (i, _doc), result in zip(good, results, strict=True):
-        out_texts[i] = result.text
-        spans[i] = span_rows(result)
+        out.done(i, result)
 
 
 def deidentify_dataframe(
@@ -237,6 +293,7 @@ def deidentify_dataframe(
     on_error: str = "fail",
     error_col: str = "phi_error",
     pseudonymize_ids: bool | None = None,
+    record_format: str = TEXT,
 ) -> DataFrame:
     """De-identify `df[text_col]`; returns `df` with the text replaced and an audit spans column.
 
@@ -258,31 +315,40 @@ def deidentify_dataframe(
     `pseudonymize_ids` (default: the config's `io.pseudonymize_ids`): the id column becomes a
     string column of keyed pseudonyms (`doc-` + 16 hex), the same `radeid deid
     --pseudonymize-ids` writes for the same key; a null id stays null.
+
+    `record_format`: `"text"` (each cell a document's text), `"hl7"` (a string cell: one HL7 v2
+    message, framing kept) or `"dicom"` (a binary cell: a DICOM SR file, as `content` of Spark's
+    `binaryFile` source), read as its file reader reads it (`radeid.io.record_codecs`); the output
+    cell is what `radeid deid` writes for it, and the spans' offsets refer to the record's text as
+    in its audit. The record's own patient (PID-3, PatientID) wins over `patient_col`, which serves
+    records without one. A cell that does not parse is a failed document (`on_error`), named by
+    id and the reader's reason, never a value.
     """
+    codec = record_codec(record_format)  # an unknown name: a ConfigError here, on the driver
     spec = _as_spec(config)
+    id_key = _id_key(spec, pseudonymize_ids)
+    output_col = output_col or text_col
+    binary = codec is not None and codec.binary
+    errors = _check_columns(df, text_col, id_col, patient_col, output_col, spans_col, error_col, on_error, binary)
+    schema = _output_schema(
+        df, id_col, output_col, spans_col, errors, pseudonymous_ids=id_key is not None, binary=binary
+    )
+    body = partial(
+        _deid_partition, spec=spec, cache_key=spec.cache_key(), text_col=text_col, id_col=id_col,
+        patient_col=patient_col, output_col=output_col, spans_col=spans_col, error_col=errors,
+        batch_size=batch_size or spec.config.pipeline.batch_size, on_error=on_error, id_key=id_key,
+        record_format=record_format.strip().lower(),
+    )  # fmt: skip
+    return df.mapInPandas(body, schema=schema)
+
+
+def _id_key(spec: PipelineSpec, pseudonymize_ids: bool | None) -> bytes | None:
+    """The key of the id pseudonyms when asked for (default: the config's `io.pseudonymize_ids`), else None."""
     if pseudonymize_ids is None:
         pseudonymize_ids = spec.config.io.pseudonymize_ids
     if pseudonymize_ids and not spec.key:
         raise ConfigError("pseudonymize_ids needs a key (a key file or the RADEID_KEY variable)")
-    id_key = spec.key if pseudonymize_ids else None
-    output_col = output_col or text_col
-    errors = _check_columns(df, text_col, id_col, patient_col, output_col, spans_col, error_col, on_error)
-    schema = _output_schema(df, id_col, output_col, spans_col, errors, pseudonymous_ids=id_key is not None)
-    body = partial(
-        _deid_partition,
-        spec=spec,
-        cache_key=spec.cache_key(),
-        text_col=text_col,
-        id_col=id_col,
-        patient_col=patient_col,
-        output_col=output_col,
-        spans_col=spans_col,
-        error_col=errors,
-        batch_size=batch_size or spec.config.pipeline.batch_size,
-        on_error=on_error,
-        id_key=id_key,
-    )
-    return df.mapInPandas(body, schema=schema)
+    return spec.key if pseudonymize_ids else None
 
 
 def _check_columns(
@@ -294,17 +360,20 @@ def _check_columns(
     spans_col: str,
     error_col: str,
     on_error: str,
+    binary: bool = False,
 ) -> str | None:
-    """The input columns exist (text a string) and no output column overwrites another; the error column or None."""
-    from pyspark.sql.types import StringType
+    """The input columns exist (text a string, or binary for a binary record format) and no output
+    column overwrites another; the error column or None."""
+    from pyspark.sql.types import BinaryType, StringType
 
     names = df.schema.fieldNames()
     for what, name in (("text", text_col), ("id", id_col), ("patient", patient_col)):
         if name is not None and name not in names:
             raise ConfigError(f"{what} column {name!r} not found; columns: {', '.join(names)}")
-    if not isinstance(df.schema[text_col].dataType, StringType):
+    wanted = BinaryType if binary else StringType
+    if not isinstance(df.schema[text_col].dataType, wanted):
         kind = df.schema[text_col].dataType.simpleString()
-        raise ConfigError(f"text column {text_col!r} has type {kind}, not string")
+        raise ConfigError(f"text column {text_col!r} has type {kind}, not {wanted().simpleString()}")
     if on_error not in ("fail", "skip"):
         raise ConfigError(f"on_error must be fail or skip, not {on_error!r}")
     if spans_col in (output_col, text_col, id_col):
@@ -316,22 +385,36 @@ def _check_columns(
 
 
 def _output_schema(
-    df: DataFrame, id_col: str, output_col: str, spans_col: str, errors: str | None, *, pseudonymous_ids: bool
+    df: DataFrame,
+    id_col: str,
+    output_col: str,
+    spans_col: str,
+    errors: str | None,
+    *,
+    pseudonymous_ids: bool,
+    binary: bool = False,
 ) -> StructType:
-    """The input's columns, the output text (and pseudonymous ids) as strings, then the spans and error columns."""
-    from pyspark.sql.types import StringType, StructField, StructType
+    """The input's columns, the output text (binary for a binary record format) and pseudonymous
+    ids as strings, then the spans and error columns."""
+    from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
     names = df.schema.fieldNames()
     fields = [f for f in df.schema.fields if f.name not in (spans_col, errors)]
     if output_col not in names:
         fields.append(StructField(output_col, StringType(), True))
-    strings = {output_col, id_col} if pseudonymous_ids else {output_col}
-    fields = [StructField(f.name, StringType(), True) if f.name in strings else f for f in fields]
+    output_type = BinaryType() if binary else StringType()
+    fields = [StructField(f.name, output_type, True) if f.name == output_col else f for f in fields]
+    if pseudonymous_ids:
+        fields = [StructField(f.name, StringType(), True) if f.name == id_col else f for f in fields]
     extra = [StructField(errors, StringType(), True)] if errors else []
     return StructType([*fields, StructField(spans_col, audit_schema(), True), *extra])
 
 
 # ------------------------------------------------------------------------------------ files
+
+
+#: What `spark-deid` reads: tables (Parquet, JSONL) and structured files, one record per row.
+SPARK_FORMATS = ("parquet", "jsonl", "hl7", "dicom")
 
 
 def _suffix_format(path: str) -> str | None:
@@ -340,16 +423,25 @@ def _suffix_format(path: str) -> str | None:
         return "parquet"
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
+    if name.endswith(".hl7"):
+        return "hl7"
+    if name.endswith(".dcm"):
+        return "dicom"
     return None
 
 
 def _spark_format(path: str, fmt: str | None) -> str:
-    """parquet or jsonl: as asked, else by suffix, else by what a local folder holds."""
+    """As asked, else by suffix, else by what a local folder holds (Parquet, DICOM files, else JSONL)."""
     chosen = fmt.lower() if fmt else _suffix_format(path)
     if chosen is None and Path(path).is_dir():
-        chosen = "parquet" if next(Path(path).rglob("*.parquet"), None) is not None else "jsonl"
-    if chosen not in ("parquet", "jsonl"):
-        raise ConfigError(f"cannot tell whether {path!r} is Parquet or JSONL; pass --format parquet|jsonl")
+        if next(Path(path).rglob("*.parquet"), None) is not None:
+            chosen = "parquet"
+        elif next(Path(path).rglob("*.[dD][cC][mM]"), None) is not None:
+            chosen = "dicom"
+        else:
+            chosen = "jsonl"
+    if chosen not in SPARK_FORMATS:
+        raise ConfigError(f"cannot tell the format of {path!r}; pass --format {'|'.join(SPARK_FORMATS)}")
     return chosen
 
 
@@ -382,6 +474,8 @@ def spark_deidentify_files(
     from pyspark import StorageLevel
 
     in_fmt = _spark_format(input_path, input_format)
+    if in_fmt not in ("parquet", "jsonl"):
+        raise ConfigError(f"{in_fmt} input: use radeid.spark.records.spark_deidentify_records")
     out_fmt = (output_format or _suffix_format(output_path) or in_fmt).lower()
     if out_fmt not in ("parquet", "jsonl"):
         raise ConfigError(f"output format must be parquet or jsonl, not {out_fmt!r}")
