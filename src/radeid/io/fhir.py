@@ -197,8 +197,8 @@ def _record(
     metadata = _metadata(source, line, frame, found)
     if where.rel is not None:
         metadata[metakeys.RELPATH] = where.rel.as_posix()
-    if found.patient_id is not None and found.patient_id in where.known:
-        metadata[metakeys.KNOWN_VALUES] = where.known[found.patient_id]
+    if found.patient_id in where.known and not any(r.type == "Patient" for r in found.resources):
+        metadata[metakeys.KNOWN_VALUES] = where.known[found.patient_id]  # (a record with its Patient seeds itself)
     if decoded is not None:
         metadata[metakeys.ESCAPE_NON_ASCII] = True
     if encoded:
