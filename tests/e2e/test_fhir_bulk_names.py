@@ -161,6 +161,7 @@ def test_only_records_about_a_known_patient_carry_its_values(export: Path) -> No
     ]
     assert docs["DiagnosticReport/DiagnosticReport-1"].metadata[metakeys.KNOWN_VALUES] == [
         ["Oyelaran", "PATIENT", None],
+        ["Vance Oyelaran", "PATIENT", None],
         ["Vance", "PATIENT", None],
         ["MRN12345", "ID", "MRN"],
     ]

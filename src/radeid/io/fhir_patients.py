@@ -4,10 +4,11 @@ In a bulk export (`$export`) each line is its own record and a patient's name is
 while the reports that name the patient in their text are in `DiagnosticReport.ndjson`: the
 record's own structured values (`radeid.pipeline.structured`) cannot seed that text. Before the
 records are read, one pass over the input reads only the lines and files that hold a Patient (a byte
-search before any JSON parsing) and keeps, per Patient id, the words of its names (`family`,
-`given`, and the words of `text`, titles left out) and its identifier values (MRNs). The reader
-gives them to every record whose patient key is that id (`metakeys.KNOWN_VALUES`), and the record's
-prose is searched for them like for its own fields.
+search before any JSON parsing) and keeps, per Patient id, the words of its names (`family`, each
+`given`, the first given name with the family name, the words of `text`, titles left out) and its
+identifier values (MRNs). The reader gives them to every record whose patient key is that id and
+that does not hold the Patient itself (`metakeys.KNOWN_VALUES`), and the record's prose is searched
+for them like for its own fields.
 
 The memory holds PHI: it lives in this process only (and in the documents handed to the workers
 of a parallel run), is never written to a file, a log or an error, and is bounded per patient
@@ -95,11 +96,12 @@ def _name_values(names: Any) -> Iterator[str]:
         if not isinstance(name, dict):
             continue
         family, given, text = name.get("family"), name.get("given"), name.get("text")
+        given = [part for part in given if isinstance(part, str)] if isinstance(given, list) else []
         if isinstance(family, str):
             yield family
-        for part in given if isinstance(given, list) else ():
-            if isinstance(part, str):
-                yield part
+            if given:  # "Roy Roy": words too short to be looked for alone are found together
+                yield f"{given[0]} {family}"
+        yield from given
         if isinstance(text, str):
             yield from (w for w in (w.strip('.,;:()"') for w in text.split()) if w.casefold() not in _TITLES)
 
