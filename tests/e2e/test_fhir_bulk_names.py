@@ -95,6 +95,21 @@ def test_a_name_only_in_patient_ndjson_is_replaced_in_a_report_of_another_file(
     assert known["subject"]["reference"] == f"Patient/{_lines(out / 'Patient.ndjson')[0]['id']}"
 
 
+def test_a_report_about_an_unknown_patient_is_written_as_without_the_memory(
+    tmp_path: Path, cli, key_file: Path, config: Path, export: Path
+) -> None:
+    """The report about a Patient the export does not hold comes out byte for byte as when its file
+    is de-identified alone (no Patient to learn from)."""
+    folder_out, alone = tmp_path / "out", tmp_path / "alone.ndjson"
+    args = ("--config", config, "--key-file", key_file, "-q")
+    assert cli("deid", export, "-o", folder_out, *args)[0] == 0
+    assert cli("deid", export / "DiagnosticReport.ndjson", "-o", alone, *args)[0] == 0
+    with_memory = (folder_out / "DiagnosticReport.ndjson").read_bytes().splitlines(keepends=True)
+    without = alone.read_bytes().splitlines(keepends=True)
+    assert with_memory[1] == without[1]
+    assert with_memory[0] != without[0] and b"Oyelaran" in without[0] and b"Oyelaran" not in with_memory[0]
+
+
 def test_one_export_file_with_patient_and_report_lines(tmp_path: Path, cli, key_file: Path, config: Path) -> None:
     src = _ndjson(tmp_path / "export.ndjson", [_patient(), _report("r1", "p1"), _report("r2", "unknown")])
     out = tmp_path / "out.ndjson"

@@ -72,11 +72,9 @@ def read_fhir(path: Path, options: ReadOptions, mapping: Mapping[str, str] | Non
             f"FHIR JSON needs an ASCII-compatible encoding (utf-8, latin-1, ...), not {options.encoding!r}"
         )
     _fhir_library()
-    if not path.is_dir():
-        return _iter_fhir(path, None, options, patient_values([path], options.encoding))
-    refuse_undecodable_names(path, _SUFFIXES)
-    files = fhir_files(path)
-    return _iter_folder(path, files, options, patient_values(files, options.encoding))
+    if path.is_dir():
+        refuse_undecodable_names(path, _SUFFIXES)
+    return _iter_input(path, options)
 
 
 #: The files of a FHIR folder.
@@ -88,13 +86,18 @@ def fhir_files(folder: Path) -> list[Path]:
     return [f for f in walk_files(folder) if f.suffix.lower() in _SUFFIXES]
 
 
-def _iter_folder(
-    root: Path, files: list[Path], options: ReadOptions, known: KnownValues
-) -> Iterator[Document | ReadIssue]:
+def _iter_input(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue]:
+    """The records of a file or a folder, once its Patients are known (read on the first `next`,
+    not when the reader is made: a run's up-front check makes one and drops it)."""
+    if not path.is_dir():
+        yield from _iter_fhir(path, None, options, patient_values([path], options.encoding))
+        return
+    files = fhir_files(path)
     if not files:
-        yield ReadIssue(str(root), None, None, "the folder holds no .ndjson or .json file")
+        yield ReadIssue(str(path), None, None, "the folder holds no .ndjson or .json file")
+    known = patient_values(files, options.encoding)
     for file in files:
-        yield from _iter_fhir(file, file.relative_to(root), options, known)
+        yield from _iter_fhir(file, file.relative_to(path), options, known)
 
 
 def _fhir_library() -> None:
