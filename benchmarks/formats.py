@@ -12,17 +12,24 @@ PatientName and without.
 
 For FHIR (`radeid.synth.fhir` Bundles, one a line of an NDJSON file: Patient, Practitioner,
 Organization, Encounter, DiagnosticReport and Observation), the same: records/s, and the recall of the
-patient's name in `conclusion` and `valueString` with and without the `Patient.name` seeds.
+patient's name in `conclusion` and `valueString` with and without the `Patient.name` seeds. Then the
+same Bundles as a bulk export (`--export`): a folder with one NDJSON file a resource type, the
+references without `display`, so a report's only source of its patient's name is `Patient.ndjson`:
+the recall of the patient's surname in the DiagnosticReport and Observation text (the Observation's
+is written with no cue), with the run's Patient memory (`radeid.io.fhir_patients`, as `radeid deid`
+reads a folder) and without it.
 
     python benchmarks/formats.py                 # 300 records, rules only and with the model
     python benchmarks/formats.py -n 1000 --no-model
     python benchmarks/formats.py --format fhir -n 100 --no-model
+    python benchmarks/formats.py --format fhir -n 300 --no-model --export   # and the bulk-export split
     python benchmarks/formats.py --dicom 100 --no-model   # and 100 DICOM SR files
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from collections.abc import Sequence
@@ -93,9 +100,12 @@ def main() -> None:
     parser.add_argument("--format", choices=("hl7", "fhir"), default="hl7", help="hl7 (default) or fhir")
     parser.add_argument("--no-model", action="store_true", help="rules and word lists only")
     parser.add_argument("--dicom", type=int, default=0, metavar="N", help="also N DICOM SR files (default none)")
+    parser.add_argument("--export", action="store_true", help="fhir: also the Bundles split as a bulk export")
     args = parser.parse_args()
     if args.dicom:
         dicom_main(args.dicom, not args.no_model)
+    if args.export:
+        export_main(args.n, not args.no_model)
     with tempfile.TemporaryDirectory() as tmp:
         src, synth, what = _records(args.format, args.n, Path(tmp))
         docs = [d for d in read_documents(src) if isinstance(d, Document)]
@@ -112,7 +122,7 @@ def main() -> None:
 
 
 def _surname_mentions(doc: Document, surname: str) -> list[tuple[int, int]]:
-    """Every mention of `surname` in the narrative ranges of a DICOM document's text."""
+    """Every mention of `surname` in the narrative ranges of a structured document's text."""
     found: list[tuple[int, int]] = []
     for start, end in doc.metadata[metakeys.NARRATIVE]:
         at = doc.text.find(surname, start, end)
@@ -155,6 +165,57 @@ def dicom_main(count: int, model: bool) -> None:
                 scores.append(sum(hits) / max(len(hits), 1))
             name = "rules + model" if with_model else "rules + word lists"
             print(f"{name:<22} {count / seconds:>10.1f} {scores[0]:>23.3f} {scores[1]:>14.3f}")
+
+
+def _split_export(synth: Sequence[SynthBundle], folder: Path) -> None:
+    """The Bundles' resources as a bulk export: one NDJSON file a type, each Patient once, and no
+    reference's `display` (many servers write none)."""
+    files: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for item in synth:
+        for entry in json.loads(item.text)["entry"]:
+            resource = entry["resource"]
+            key = f"{resource['resourceType']}/{resource['id']}"
+            if key in seen:
+                continue
+            seen.add(key)
+            if isinstance(resource.get("subject"), dict):
+                resource["subject"].pop("display", None)
+            files.setdefault(resource["resourceType"], []).append(json.dumps(resource, ensure_ascii=False))
+    for kind, lines in files.items():
+        (folder / f"{kind}.ndjson").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def export_main(count: int, model: bool) -> None:
+    """Surname recall in a bulk export's report text, with the run's Patient memory and without."""
+    synth = bundles(count, seed=11, per_patient=2, indent=None)
+    surnames = {b.patient_id: b.patient.last for b in synth}
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "export"
+        src.mkdir()
+        _split_export(synth, src)
+        docs = [
+            d
+            for d in read_documents(src, "fhir")
+            if isinstance(d, Document) and d.id.split("/")[0] in ("DiagnosticReport", "Observation")
+        ]
+        bare = [replace(d, metadata={k: v for k, v in d.metadata.items() if k != metakeys.KNOWN_VALUES}) for d in docs]
+        print(f"\n{count} Bundles as a bulk export: {len(docs)} DiagnosticReport and Observation lines, no display")
+        print(f"{'':<22} {'surname recall, with the Patient memory':>40} {'without':>16}")
+        print(f"{'pipeline':<22} {'all':>20} {'no cue':>19} {'all':>8} {'no cue':>7}")
+        for with_model in (False, True) if model else (False,):
+            deid = _pipeline(with_model)
+            scores: list[float] = []
+            for batch in (docs, bare):
+                hits: dict[bool, list[bool]] = {False: [], True: []}
+                for doc, spans in zip(batch, deid.detect(batch), strict=True):
+                    bare_cue = doc.id.startswith("Observation/")  # its one name mention has no cue
+                    for mention in _surname_mentions(doc, surnames[str(doc.patient_id)]):
+                        hits[bare_cue].append(_caught(spans, mention, 0))
+                every = hits[False] + hits[True]
+                scores += [sum(every) / max(len(every), 1), sum(hits[True]) / max(len(hits[True]), 1)]
+            name = "rules + model" if with_model else "rules + word lists"
+            print(f"{name:<22} {scores[0]:>20.3f} {scores[1]:>19.3f} {scores[2]:>8.3f} {scores[3]:>7.3f}")
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ def test_json_suffix_hints_at_jsonl(tmp_path: Path) -> None:
 
 
 def test_empty_folder_is_a_format_error(tmp_path: Path) -> None:
-    with pytest.raises(FormatError, match="no .txt, .xml, .ann or .dcm"):
+    with pytest.raises(FormatError, match="no .txt, .xml, .ann, .dcm or FHIR .ndjson"):
         detect_format(tmp_path)
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "FRAME",
     "IGNORED_SPANS",
     "KIND",
+    "KNOWN_VALUES",
     "LINE",
     "NARRATIVE",
     "NEGATIVES",
@@ -69,6 +70,10 @@ ESCAPE_NON_ASCII = "escape_non_ascii"
 #: Strings read decoded from base64 (a FHIR attachment's `data`), each `[path, charset]` with the
 #: path of keys and indexes to the string in the record's JSON: the writer encodes them again.
 ENCODED = "encoded"
+#: PHI known from *other* records of the run, not written in this one: `[value, category, subtype]` (a
+#: FHIR bulk export's Patient names and MRNs, for the reports that refer to that Patient). Found again in the
+#: prose like the record's own structured values; held in memory only, never written anywhere.
+KNOWN_VALUES = "known_values"
 
 # ---- what a generated document is (synthesis, augmentation, training data)
 #: Where a generated document comes from (`"radeid-synth"`, an augmentation, prose).

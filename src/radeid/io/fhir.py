@@ -16,30 +16,51 @@ the line where the record starts (`DiagnosticReport-3`), which de-identification
 the patient key (`Document.patient_id`) is the first Patient's id, else the `subject`'s or
 `patient`'s Patient reference, so a Patient line and the reports that refer to it share a surrogate
 identity and date shift across files. Output is UTF-8.
+
+A folder is read file by file (its `.ndjson` and `.json` files, in sorted path order, hidden ones
+skipped); a record's id is then its file's path without the suffix and its own id
+(`export/DiagnosticReport/DiagnosticReport-3`), and the output is a folder with the same files.
+Before the first record, `radeid.io.fhir_patients` reads the input's Patients: a record whose
+patient key is one of them gets that Patient's names and MRNs (`metadata["known_values"]`), so a
+report in `DiagnosticReport.ndjson` is searched for the name written only in `Patient.ndjson`.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from radeid.core import metakeys
 from radeid.core.document import Document, Result
-from radeid.io.atomic import TextDocumentWriter
+from radeid.io.atomic import DocumentWriter, TextDocumentWriter
+from radeid.io.commit import Move
 from radeid.io.errors import FormatError, ReadIssue
 from radeid.io.fhir_fields import Path as JsonPath
 from radeid.io.fhir_fields import RecordMap, Resource, at, map_record, text_attachments
 from radeid.io.fhir_json import ESCAPE, JArray, JObject, JString, scan
-from radeid.io.formats import InputFormat
+from radeid.io.fhir_patients import KnownValues, patient_values
+from radeid.io.folders import FolderWriter, _safe_relpath, refuse_undecodable_names
+from radeid.io.formats import InputFormat, walk_files
 from radeid.io.record_codecs import CellReader, RecordCodec
 from radeid.io.records import STREAM_ERRORS, ReadOptions, bom_encoding, cheap_to_scan, decode_error_reason
 from radeid.io.registry import FormatHandler
 
-__all__ = ["FHIR", "FHIR_RECORD", "FhirWriter", "read_fhir", "resource_document", "validation_problem"]
+__all__ = [
+    "FHIR",
+    "FHIR_RECORD",
+    "FhirFolderWriter",
+    "FhirWriter",
+    "fhir_files",
+    "read_fhir",
+    "resource_document",
+    "validation_problem",
+]
 
 #: What a replacement writes instead of a character a JSON string cannot hold as it is.
 _JSON_RESERVED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -61,7 +82,32 @@ def read_fhir(path: Path, options: ReadOptions, mapping: Mapping[str, str] | Non
             f"FHIR JSON needs an ASCII-compatible encoding (utf-8, latin-1, ...), not {options.encoding!r}"
         )
     _fhir_library()
-    return _iter_fhir(path, options)
+    if path.is_dir():
+        refuse_undecodable_names(path, _SUFFIXES)
+    return _iter_input(path, options)
+
+
+#: The files of a FHIR folder.
+_SUFFIXES = frozenset({".ndjson", ".json"})
+
+
+def fhir_files(folder: Path) -> list[Path]:
+    """A folder's `.ndjson` and `.json` files, in sorted path order (hidden ones skipped)."""
+    return [f for f in walk_files(folder) if f.suffix.lower() in _SUFFIXES]
+
+
+def _iter_input(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue]:
+    """The records of a file or a folder, once its Patients are known (read on the first `next`,
+    not when the reader is made: a run's up-front check makes one and drops it)."""
+    if not path.is_dir():
+        yield from _iter_fhir(path, None, options, patient_values([path], options.encoding))
+        return
+    files = fhir_files(path)
+    if not files:
+        yield ReadIssue(str(path), None, None, "the folder holds no .ndjson or .json file")
+    known = patient_values(files, options.encoding)
+    for file in files:
+        yield from _iter_fhir(file, file.relative_to(path), options, known)
 
 
 def _fhir_library() -> None:
@@ -71,8 +117,12 @@ def _fhir_library() -> None:
         raise FormatError("reading FHIR needs the fhir.resources package: pip install 'radeid[fhir]'") from None
 
 
-def _iter_fhir(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssue]:
+def _iter_fhir(
+    path: Path, rel: Path | None, options: ReadOptions, known: KnownValues
+) -> Iterator[Document | ReadIssue]:
+    """One file's records (`rel`: its path in the input folder, None for a file given alone)."""
     source = str(path)
+    where = _Source(source, rel, known)
     try:
         data = path.read_bytes()
     except STREAM_ERRORS as exc:
@@ -80,7 +130,7 @@ def _iter_fhir(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssu
         return
     encoding = bom_encoding(options.encoding)
     if not _is_lines(path, data, encoding):
-        yield from _record(source, 1, data, ("", ""), encoding, bundle_ok=True)
+        yield from _record(where, 1, data, ("", ""), encoding, bundle_ok=True)
         return
     blank = b""
     lines = _LINE.findall(data)
@@ -95,7 +145,7 @@ def _iter_fhir(path: Path, options: ReadOptions) -> Iterator[Document | ReadIssu
         if number == last:
             end += b"".join(lines[number:])  # blank lines after the last record stay with it
         frame = (blank.decode(encoding, "replace"), end.decode(encoding, "replace"))
-        yield from _record(source, number, body, frame, encoding if number == 1 else options.encoding)
+        yield from _record(where, number, body, frame, encoding if number == 1 else options.encoding)
         blank = b""
 
 
@@ -112,7 +162,8 @@ def _resource_reader(options: ReadOptions) -> CellReader:
 
     def read(cell: str | bytes, source: str) -> Document | ReadIssue:
         data, encoding = (cell.encode("utf-8"), "utf-8") if isinstance(cell, str) else (cell, options.encoding)
-        items = list(_record(source, 1, data, ("", ""), encoding, bundle_ok=True))
+        # a cell stands alone: no run-wide Patient memory (a Bundle holding its Patient seeds itself)
+        items = list(_record(_Source(source, None, {}), 1, data, ("", ""), encoding, bundle_ok=True))
         found = next((item for item in items if isinstance(item, Document)), None)
         if found is not None:
             return found
@@ -136,10 +187,24 @@ def _is_lines(path: Path, data: bytes, encoding: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class _Source:
+    """The file a record is read from: its name, its path in the input folder, the run's Patients."""
+
+    path: str
+    rel: Path | None
+    known: KnownValues
+
+    def doc_id(self, kind: str, line: int) -> str:
+        own = f"{kind}-{line}"
+        return own if self.rel is None else f"{self.rel.with_suffix('').as_posix()}/{own}"
+
+
 def _record(
-    source: str, line: int, raw: bytes, frame: tuple[str, str], encoding: str, *, bundle_ok: bool = False
+    where: _Source, line: int, raw: bytes, frame: tuple[str, str], encoding: str, *, bundle_ok: bool = False
 ) -> Iterator[Document | ReadIssue]:
     """One record as a Document, after its warnings (or the issue that says why it is not one)."""
+    source = where.path
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -167,11 +232,16 @@ def _record(
     root = scan(text) if encoded else root
     found = map_record(text, root, {at(root, path).start for path, _charset in encoded})
     metadata = _metadata(source, line, frame, found)
+    if where.rel is not None:
+        metadata[metakeys.RELPATH] = where.rel.as_posix()
+    if found.patient_id in where.known and not any(r.type == "Patient" for r in found.resources):
+        metadata[metakeys.KNOWN_VALUES] = where.known[found.patient_id]  # (a record with its Patient seeds itself)
     if decoded is not None:
         metadata[metakeys.ESCAPE_NON_ASCII] = True
     if encoded:
         metadata[metakeys.ENCODED] = [[list(path), charset] for path, charset in encoded]
-    yield Document(id=f"{value['resourceType']}-{line}", text=text, patient_id=found.patient_id, metadata=metadata)
+    doc_id = where.doc_id(value["resourceType"], line)
+    yield Document(id=doc_id, text=text, patient_id=found.patient_id, metadata=metadata)
 
 
 def _resources(text: str, node: JObject) -> Iterator[Resource]:
@@ -298,7 +368,11 @@ def validation_problem(resource: dict[str, Any]) -> str | None:
 
 
 def estimate_fhir(path: Path) -> int | None:
-    """One record for a `.json` file; the non-blank lines of an NDJSON file up to `ESTIMATE_MAX_BYTES`."""
+    """One record for a `.json` file; the non-blank lines of an NDJSON file up to `ESTIMATE_MAX_BYTES`;
+    a folder's files' sum."""
+    if path.is_dir():
+        counts = [estimate_fhir(f) for f in fhir_files(path)]
+        return None if None in counts else sum(c for c in counts if c is not None) or None
     if path.suffix.lower() == ".json":
         return 1
     if not cheap_to_scan(path, ESTIMATE_MAX_BYTES):
@@ -323,6 +397,53 @@ class FhirWriter(TextDocumentWriter):
     @classmethod
     def encoder(cls, path: Path, options: ReadOptions) -> Callable[[Result], str] | None:
         return _framed
+
+
+class FhirFolderWriter(FolderWriter):
+    """A folder of FHIR files: each record appended to the file it was read from (its path in the
+    input folder), so the output folder has the input's files, line for line."""
+
+    def __init__(self, path: Path, options: ReadOptions, overwrite: bool | None) -> None:
+        super().__init__(path, options, overwrite, InputFormat.FHIR)
+        self._current: tuple[str, IO[str]] | None = None
+
+    def _write(self, result: Result) -> None:
+        rel = result.document.metadata.get(metakeys.RELPATH)
+        if not rel:
+            raise ValueError(
+                f"document {result.document.id!r}: a folder of FHIR files is written from a folder; "
+                "name the output .json or .ndjson"
+            )
+        rel = _safe_relpath(str(rel))
+        if self._current is None or self._current[0] != rel:
+            self._close()
+            target = self._atomic.tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(target, "a", encoding="utf-8", newline="")  # noqa: SIM115 - closed in _close
+            if getattr(self, "_private", False):
+                os.chmod(target, 0o600)
+            self._current = (rel, handle)
+        self._current[1].write(_framed(result))
+
+    def _close(self) -> None:
+        if self._current is not None:
+            self._current[1].close()
+            self._current = None
+
+    def _stage(self) -> list[Move]:
+        self._close()
+        return super()._stage()
+
+    def _abort(self) -> None:
+        self._close()
+        super()._abort()
+
+
+def _open_writer(path: Path, options: ReadOptions, overwrite: bool | None) -> DocumentWriter:
+    """A FHIR file for a `.json` or `.ndjson` name (or an existing file); else a folder of them."""
+    if path.suffix.lower() in _SUFFIXES or path.is_file():
+        return FhirWriter(path, options, overwrite)
+    return FhirFolderWriter(path, options, overwrite)
 
 
 def _framed(result: Result) -> str:
@@ -352,6 +473,6 @@ def _encode_attachments(text: str, encoded: list[list[Any]]) -> str:
     return text
 
 
-FHIR = FormatHandler(read=read_fhir, open_writer=FhirWriter, estimate=estimate_fhir)
+FHIR = FormatHandler(read=read_fhir, open_writer=_open_writer, estimate=estimate_fhir)
 #: One resource or Bundle per DataFrame cell (`radeid.io.record_codecs`): JSON in, the de-identified JSON out.
 FHIR_RECORD = RecordCodec(binary=False, reader=_resource_reader, write=lambda result, _cell: _framed(result))

@@ -286,6 +286,7 @@ _FOLDER_SUFFIXES = {
     InputFormat.I2B2: frozenset({".xml"}),
     InputFormat.BRAT: frozenset({".txt", ".ann"}),
     InputFormat.DICOM: frozenset({".dcm"}),
+    InputFormat.FHIR: frozenset({".ndjson", ".json"}),
 }
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

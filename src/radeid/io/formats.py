@@ -143,12 +143,13 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
     """Guess the format: by suffix for a file; by content for a folder.
 
     A folder is `brat` if it holds any `.ann` file, else `i2b2` if it holds `.xml` files, else
-    `txt` if it holds `.txt` files, else `dicom` if it holds `.dcm` files. A path that does not
+    `txt` if it holds `.txt` files, else `dicom` if it holds `.dcm` files, else `fhir` if it
+    holds `.ndjson` or `.json` files of FHIR resources. A path that does not
     exist is judged by its suffix alone (that is how an output path is judged).
     """
     p = Path(path)
     if p.is_dir():
-        seen_xml = seen_txt = seen_dcm = False
+        seen_xml = seen_txt = seen_dcm = seen_fhir = False
         for file in walk_files(p):
             suffix = file.suffix.lower()
             if suffix == ".ann":
@@ -156,14 +157,17 @@ def detect_format(path: str | os.PathLike[str]) -> InputFormat:
             seen_xml = seen_xml or suffix == ".xml"
             seen_txt = seen_txt or suffix == ".txt"
             seen_dcm = seen_dcm or suffix == ".dcm"
+            seen_fhir = seen_fhir or (suffix in (".json", ".ndjson") and _holds_fhir(file))
         if seen_xml:
             return InputFormat.I2B2
         if seen_txt:
             return InputFormat.TXT
         if seen_dcm:
             return InputFormat.DICOM
+        if seen_fhir:
+            return InputFormat.FHIR
         raise FormatError(
-            f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml, .ann or .dcm files; "
+            f"cannot tell the format of folder {str(p)!r}: it holds no .txt, .xml, .ann, .dcm or FHIR .ndjson files; "
             f"give the format explicitly (one of: {_known()})"
         )
     if p.suffix.lower() in (".json", ".ndjson") and _holds_fhir(p):

@@ -84,7 +84,8 @@ class Deidentifier:
     def _resolve(self, doc: Document, view: Document, proposals: list[Span]) -> list[Span]:
         if view is doc:
             return self.resolver.resolve(doc.text, proposals)
-        resolved = self.resolver.resolve(view.text, [*proposals, *structured.seeds(doc)])
+        seeded = [*structured.seeds(doc), *structured.known_mentions(doc, view)]
+        resolved = self.resolver.resolve(view.text, [*proposals, *seeded])
         return structured.impose(doc, resolved)
 
     def explain(self, doc: Document) -> Explanation:
@@ -99,6 +100,8 @@ class Deidentifier:
             proposals[detector.name] = list(detector.detect([view])[0])
         if view is not doc:
             proposals[structured.STRUCTURED_SOURCE] = structured.seeds(doc)
+            if known := structured.known_mentions(doc, view):
+                proposals[structured.KNOWN_SOURCE] = known
         decisions: list[Decision] = []
         final = self.resolver.resolve(view.text, [s for spans in proposals.values() for s in spans], decisions)
         if view is not doc:

@@ -11,6 +11,9 @@ sequences) and which characters a replacement must not write (`RESERVED`: the se
   not misled by segment syntax and a name never runs across an escape.
 - The resolver gets the structured values as proposals: its propagation finds a name written only in
   PID-5 (`OYELARAN^VANCE`) again in the report text (`Vance Oyelaran`).
+- Values known from other records of the run (`KNOWN_VALUES`: a bulk export's Patient names and MRNs,
+  for the reports that refer to that Patient) are found in the prose as whole words, under the forms
+  propagation looks for (`known_mentions`), and proposed to the resolver the same way.
 - Then `impose` keeps the resolved spans inside the prose, cut at verbatim ranges and widened over
   the atomic ranges they touch (`ATOMIC`: a JSON `\\u00e9` is replaced whole or not at all), and adds
   the structured spans exactly as the reader gave them (they always win: they are known, not guessed).
@@ -31,11 +34,23 @@ from typing import Any
 from radeid.core import metakeys
 from radeid.core.categories import Category
 from radeid.core.document import Document, Result, Span
+from radeid.resolve.propagation import find_known
 
-__all__ = ["STRUCTURED_SOURCE", "detection_view", "escape_reserved", "impose", "is_structured", "seeds"]
+__all__ = [
+    "KNOWN_SOURCE",
+    "STRUCTURED_SOURCE",
+    "detection_view",
+    "escape_reserved",
+    "impose",
+    "is_structured",
+    "known_mentions",
+    "seeds",
+]
 
 #: The source of a span a record's structure gave (a PHI field), not a detector.
 STRUCTURED_SOURCE = "structured"
+#: The source of a mention of a value another record's structure gave (`KNOWN_VALUES`).
+KNOWN_SOURCE = "structured/known"
 
 
 def is_structured(doc: Document) -> bool:
@@ -55,6 +70,25 @@ def seeds(doc: Document) -> list[Span]:
         span = Span(int(start), int(end), Category(category), subtype, 1.0, STRUCTURED_SOURCE)
         spans.extend(_cut(doc.text, span, verbatim))
     return sorted(spans, key=lambda s: (s.start, s.end))
+
+
+def known_mentions(doc: Document, view: Document | None = None) -> list[Span]:
+    """The whole-word mentions in the record's prose of the values other records gave it
+    (`KNOWN_VALUES`), looked for in its detection view (`view`, made when not given: escapes are
+    word breaks there) and cut at its verbatim ranges: proposals, which the allow list and
+    protected content still judge ("Baker cyst" stays for a patient named Baker)."""
+    known = doc.metadata.get(metakeys.KNOWN_VALUES)
+    if not known:
+        return []
+    text = (view or detection_view(doc)).text
+    entities = [Span(0, 1, Category(category), subtype, 1.0, KNOWN_SOURCE) for _value, category, subtype in known]
+    regions = _pairs(doc.metadata, metakeys.NARRATIVE)
+    verbatim = _pairs(doc.metadata, metakeys.VERBATIM)
+    spans: list[Span] = []
+    for span in find_known(text, entities, [str(item[0]) for item in known]):
+        if any(start <= span.start and span.end <= end for start, end in regions):
+            spans.extend(_cut(doc.text, span, verbatim))
+    return spans
 
 
 def detection_view(doc: Document) -> Document:
@@ -86,12 +120,25 @@ def impose(doc: Document, resolved: Iterable[Span]) -> list[Span]:
                 kept.extend(_cut(doc.text, clipped, verbatim))
     kept = _widen(kept, _pairs(doc.metadata, metakeys.ATOMIC))
     kept = [s for s in kept if not any(s.start < t.end and t.start < s.end for t in structured)]
-    kept = _as_known_persons(doc.text, kept, structured)
-    kept = _with_known_neighbours(doc.text, kept, structured)
+    words = _person_words(doc, structured)
+    kept = _as_known_persons(doc.text, kept, words)
+    kept = _with_known_neighbours(doc.text, kept, words)
     return sorted([*kept, *structured], key=lambda s: (s.start, s.end))
 
 
 _PERSONS = (Category.PATIENT, Category.HCW)
+
+
+def _person_words(doc: Document, structured: list[Span]) -> dict[Category, set[str]]:
+    """The words of each person category's values: the record's own fields and `KNOWN_VALUES`."""
+    words: dict[Category, set[str]] = {c: set() for c in _PERSONS}
+    for span in structured:
+        if span.category in words:
+            words[span.category].update(w.casefold() for w in span.text_in(doc.text).split())
+    for value, category, _subtype in doc.metadata.get(metakeys.KNOWN_VALUES) or ():
+        if Category(category) in words:
+            words[Category(category)].update(w.casefold() for w in str(value).split())
+    return words
 
 
 def _widen(spans: list[Span], atomic: Sequence[tuple[int, int]]) -> list[Span]:
@@ -114,13 +161,10 @@ def _widen(spans: list[Span], atomic: Sequence[tuple[int, int]]) -> list[Span]:
     return out
 
 
-def _as_known_persons(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
+def _as_known_persons(text: str, spans: list[Span], words: Mapping[Category, set[str]]) -> list[Span]:
     """A name in the prose made only of one person field's words takes that field's category: the
     patient of PID-5 is the patient even where a rule took "Discussed with Vance Oyelaran" for a
     clinician, so header and text get one surrogate identity."""
-    words = {
-        c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
-    }
     out: list[Span] = []
     for span in spans:
         if span.category in _PERSONS:
@@ -136,14 +180,11 @@ _BEFORE = re.compile(r"([^\W\d_][\w'’-]*) \Z")
 _AFTER = re.compile(r" ([^\W\d_][\w'’-]*)")
 
 
-def _with_known_neighbours(text: str, spans: list[Span], structured: list[Span]) -> list[Span]:
+def _with_known_neighbours(text: str, spans: list[Span], words: Mapping[Category, set[str]]) -> list[Span]:
     """A person span in the prose takes in the word just before or after it when that word is one of
     the same person field's words, written like a name: "Zoë" of "Zoë Ødegård" is too short to be
     found again on its own (propagation needs four letters), but the structure says it is the
     patient's given name ("Oyelaran will return" stays as it is for a patient named Will)."""
-    words = {
-        c: {w.casefold() for s in structured if s.category is c for w in s.text_in(text).split()} for c in _PERSONS
-    }
     out: list[Span] = []
     for n, span in enumerate(spans):
         if span.category in _PERSONS:

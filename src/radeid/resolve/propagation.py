@@ -23,7 +23,7 @@ from radeid.core.categories import Category
 from radeid.core.document import Span
 from radeid.patterns.forms import common_words
 
-__all__ = ["PROPAGATE_SOURCE", "propagate"]
+__all__ = ["PROPAGATE_SOURCE", "find_known", "propagate"]
 
 #: The source of a propagated span: `propagate/<source of the span it copies>`.
 PROPAGATE_SOURCE = "propagate"
@@ -87,19 +87,42 @@ def _word_char_at(text: str, index: int) -> bool:
     return 0 <= index < len(text) and (text[index].isalnum() or text[index] in "_-")
 
 
+def find_known(text: str, known: Iterable[Span], values: Sequence[str]) -> list[Span]:
+    """Spans for the whole-word occurrences in `text` of entities known from elsewhere (`values[i]`
+    is the entity of `known[i]`, whose offsets are not into `text`), looked for under the same forms
+    and with the same checks as `propagate`, none overlapping another; each a copy of its entity's span."""
+    forms: dict[str, Span] = {}
+    for span, value in zip(known, values, strict=True):
+        for form in _forms_of(value, span.category):
+            forms.setdefault(form.casefold(), span)
+    folded = text.casefold()
+    forms = {form: span for form, span in forms.items() if form in folded}
+    found: list[Span] = []
+    for start, end in sorted(_occurrences(text, folded, forms), key=lambda hit: (hit[0], -hit[1])):
+        if found and start < found[-1].end:
+            continue
+        origin = forms[text[start:end].casefold()]
+        if _may_propagate(text, text[start:end], start, origin):
+            found.append(origin.with_(start=start, end=end))
+    return found
+
+
 def _forms(text: str, span: Span) -> Iterable[str]:
     """The surface forms one entity is looked for under."""
-    piece = text[span.start : span.end]
+    return _forms_of(text[span.start : span.end], span.category)
+
+
+def _forms_of(piece: str, category: Category) -> Iterable[str]:
     if _PLACEHOLDER.fullmatch(piece):
         return
-    if span.category is Category.ID:
+    if category is Category.ID:
         if len(piece) >= 4 and any(map(str.isdigit, piece)):
             yield piece
         return
     letters = sum(map(str.isalpha, piece))
     if letters >= 4:
         yield piece
-    if span.category in _PERSONS:
+    if category in _PERSONS:
         words = _WORD.findall(piece)
         if len(words) >= 2:
             # "Carver" of "John Carver"; "Carver" of "Carver, John" (surname first after a comma)

@@ -86,6 +86,8 @@ def choose_output_format(
     if format_from_suffix(Path(output_path)) is not None:
         return None
     source = input_format or detect_format(input_path)
+    if source is InputFormat.FHIR and Path(input_path).is_dir():
+        return source  # a folder of FHIR files in, a folder of them out
     return source if source in FOLDER_FORMATS else None
 
 
