@@ -18,7 +18,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from radeid.synth.fakes import Fakes, Person
+from radeid.synth.fakes import Fakes, Person, patient_series
 
 __all__ = ["BASIC_TEXT_SR", "SynthSR", "edge_case_sr", "sr_report", "sr_reports", "write_sr"]
 
@@ -159,13 +159,7 @@ def _content(fakes: Fakes, patient: Person, doctor: Person, exam: date, accessio
 
 def sr_reports(count: int, seed: int = 0, *, per_patient: int = 1) -> list[SynthSR]:
     """`count` reports; `per_patient` > 1 gives each patient that many reports in a row."""
-    fakes = Fakes()
-    out: list[SynthSR] = []
-    for number in range(count):
-        fakes.reset(seed * 1_000_003 + number)
-        previous = out[-1] if out and number % per_patient else None
-        out.append(sr_report(fakes, number + 1, previous))
-    return out
+    return patient_series(count, seed, per_patient, sr_report)
 
 
 def edge_case_sr() -> Any:

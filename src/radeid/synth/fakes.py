@@ -8,16 +8,28 @@ does not merely memorise the lexicon. All randomness goes through the `random.Ra
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from faker import Faker
 
-__all__ = ["Fakes", "Person", "lexicon_terms"]
+__all__ = ["REPORT_FINDINGS", "Fakes", "Person", "lexicon_terms", "patient_series"]
+
+T = TypeVar("T")
+
+#: One-line findings of the structured formats' synthetic reports (HL7, FHIR).
+REPORT_FINDINGS = (
+    "No acute cardiopulmonary process.",
+    "Stable 4 mm nodule in the right upper lobe.",
+    "Mild degenerative change of the lumbar spine.",
+    "No fracture or dislocation.",
+    "Small left pleural effusion, unchanged.",
+)
 
 _MONTHS = (
     "January", "February", "March", "April", "May", "June",
@@ -233,3 +245,15 @@ class Fakes:
     def now(self) -> datetime:
         start = datetime(2008, 1, 1)
         return start + timedelta(days=self.rng.randrange(5000), minutes=self.rng.randrange(1440))
+
+
+def patient_series(count: int, seed: int, per_patient: int, make: Callable[[Fakes, int, T | None], T]) -> list[T]:
+    """`count` records made by `make(fakes, number, previous)`, each from its own seed; with
+    `per_patient` > 1 each patient has that many records in a row (`previous` is the record before,
+    of the same patient, else None), so the HL7, FHIR and DICOM generators draw patients alike."""
+    fakes = Fakes()
+    out: list[T] = []
+    for number in range(count):
+        fakes.reset(seed * 1_000_003 + number)
+        out.append(make(fakes, number + 1, out[-1] if out and number % per_patient else None))
+    return out

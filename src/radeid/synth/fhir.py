@@ -15,20 +15,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from radeid.synth.fakes import Fakes, Person
+from radeid.synth.fakes import REPORT_FINDINGS, Fakes, Person, patient_series
 
 __all__ = ["SynthBundle", "bundle", "bundles", "write_bulk_export"]
-
-_FINDINGS = (
-    "No acute cardiopulmonary process.",
-    "Stable 4 mm nodule in the right upper lobe.",
-    "Mild degenerative change of the lumbar spine.",
-    "No fracture or dislocation.",
-    "Small left pleural effusion, unchanged.",
-)
 
 
 @dataclass(frozen=True)
@@ -56,7 +49,7 @@ def _prose(fakes: Fakes, patient: Person, doctor: Person, exam: date, accession:
     return [
         ("Patient: ", f"{patient.first} {patient.last}", f", exam of {fakes.date_text(exam)}, accession {accession}."),
         (f"{title} ", patient.last, f" was compared with the study of {fakes.date_text(exam - timedelta(days=90))}."),
-        ("Findings: ", "", fakes.rng.choice(_FINDINGS)),
+        ("Findings: ", "", fakes.rng.choice(REPORT_FINDINGS)),
         ("", said, f" tolerated the examination well; discussed with Dr. {doctor.last} on {fakes.date_text(exam)}."),
     ]
 
@@ -145,13 +138,7 @@ def _mentions(text: str, sentences: list[tuple[str, str, str]]) -> list[tuple[in
 
 def bundles(count: int, seed: int = 0, *, per_patient: int = 1, indent: int | None = 2) -> list[SynthBundle]:
     """`count` Bundles; `per_patient` > 1 gives each patient that many reports in a row."""
-    fakes = Fakes()
-    out: list[SynthBundle] = []
-    for number in range(count):
-        fakes.reset(seed * 1_000_003 + number)
-        previous = out[-1] if out and number % per_patient else None
-        out.append(bundle(fakes, number + 1, previous, indent=indent))
-    return out
+    return patient_series(count, seed, per_patient, partial(bundle, indent=indent))
 
 
 def write_bulk_export(items: list[SynthBundle], output: Path) -> int:

@@ -20,20 +20,12 @@ from pathlib import Path
 from radeid.core import metakeys
 from radeid.core.categories import Category
 from radeid.core.document import Document, Span
-from radeid.synth.fakes import Fakes, Person
+from radeid.synth.fakes import REPORT_FINDINGS, Fakes, Person, patient_series
 
 __all__ = ["GOLD_KIND", "SynthMessage", "gold_document", "oru_message", "oru_messages", "write_oru_files"]
 
 #: What frames one message in an MLLP stream (a file an interface engine logs).
 MLLP_START, MLLP_END = "\x0b", "\x1c\r"
-
-_FINDINGS = (
-    "No acute cardiopulmonary process.",
-    "Stable 4 mm nodule in the right upper lobe.",
-    "Mild degenerative change of the lumbar spine.",
-    "No fracture or dislocation.",
-    "Small left pleural effusion, unchanged.",
-)
 
 
 @dataclass(frozen=True)
@@ -154,7 +146,7 @@ def oru_message(fakes: Fakes, number: int, previous: SynthMessage | None = None)
          accession, "."),
         (f"{title} ", _phi(patient.last, C.PATIENT), " was compared with the study of ",
          _phi(fakes.date_text(exam - timedelta(days=90)), C.DATE), "."),
-        ("Findings: ", fakes.rng.choice(_FINDINGS)),
+        ("Findings: ", fakes.rng.choice(REPORT_FINDINGS)),
         (_phi(named, C.PATIENT), " tolerated the examination well; discussed with Dr. ", _phi(doctor.last, C.HCW),
          " on ", _phi(fakes.date_text(exam), C.DATE), "."),
     ]  # fmt: skip
@@ -172,13 +164,7 @@ def oru_message(fakes: Fakes, number: int, previous: SynthMessage | None = None)
 
 def oru_messages(count: int, seed: int = 0, *, per_patient: int = 1) -> list[SynthMessage]:
     """`count` messages; `per_patient` > 1 gives each patient that many messages in a row."""
-    fakes = Fakes()
-    out: list[SynthMessage] = []
-    for number in range(count):
-        fakes.reset(seed * 1_000_003 + number)
-        previous = out[-1] if out and number % per_patient else None
-        out.append(oru_message(fakes, number + 1, previous))
-    return out
+    return patient_series(count, seed, per_patient, oru_message)
 
 
 #: `kind` of the gold records.
