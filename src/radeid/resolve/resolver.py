@@ -23,8 +23,9 @@ Before step 3 a model's piece of a date or facility name grows to the whole enti
 common-word check (`radeid.patterns.gazetteer`, `radeid.resolve.evidence`). Spans of strong sources
 skip steps 3-5.
 
-The steps that share the resolver's state (strong sources, protected intervals, the trace) stay in
-this module; joining final neighbours is `radeid.resolve.joins`.
+Kept as one module (about 540 lines): the steps that share the resolver's state (strong sources,
+protected intervals, the trace) stay in this module; joining final neighbours is
+`radeid.resolve.joins`, splitting bridged groups `radeid.resolve.bridges`.
 """
 
 from __future__ import annotations

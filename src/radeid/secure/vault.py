@@ -1,6 +1,6 @@
 """The re-identification vault: one encrypted Parquet row per replacement, plus one row per document.
 
-(about 530 lines, kept whole for now: writer, reader and the binding of rows share the key schedule and
+(about 580 lines, kept whole for now: writer, reader and the binding of rows share the key schedule and
 format constants; the seam is writer vs reader, to split when either grows.)
 
 Why this shape: the de-identified text already holds every surrogate, and

@@ -19,8 +19,9 @@ may spill there too: point it at a private folder (`--local-dir`, or `spark.loca
 `SPARK_LOCAL_DIRS` on a cluster) and turn on `spark.io.encryption.enabled`. Nothing here logs
 text or keys.
 
-Kept as one module (about 500 lines): the DataFrame and the file entry points share one partition
-function and the audit schema; the seam, if it grows, is the file reading and writing.
+Kept as one module (about 640 lines): the DataFrame and the file entry points share one partition
+function, the record formats' cell parsing and the audit schema; HL7 files and DICOM folders already
+live in `radeid.spark.records`, and the next seam is the Parquet/JSONL file reading and writing.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ the same output).
 
 Split from `dates.py` (issue 11): the template grammar is independent of how dates are shifted.
 
-Kept as one module (about 580 lines): parsing and rendering share the field grammar and its
+Kept as one module (about 610 lines): parsing and rendering share the field grammar and its
 tables; splitting them would put one grammar in two places. The seam, if it grows, is the month and
 weekday names of other languages (`LOCAL_MONTHS` and the tables beside it), which are pure data.
 """
