@@ -153,7 +153,6 @@ def resource_document(cell: str | bytes, source: str, options: ReadOptions) -> D
     """One resource or Bundle (a DataFrame cell; bytes decoded with `options.encoding`) as the
     Document the file reader makes for a `.json` file holding it, or the first issue that says why
     it is not one (never a value). Warnings (a Bundle entry that does not validate) are dropped."""
-    _fhir_library()
     return _resource_reader(options)(cell, source)
 
 
