@@ -68,3 +68,18 @@ def test_apply_replacements_rejects_overlap_and_out_of_range() -> None:
 def test_document_scope_prefers_patient() -> None:
     assert Document("d", "t", patient_id="p9").scope == "p9"
     assert Document("d", "t").scope == "d"
+
+
+def test_result_build_orders_any_input_order_the_same() -> None:
+    """Replacements already in text order are kept as given (no sort); any other order comes
+    back sorted, so the output does not depend on the order a replacer hands them over."""
+    doc = Document("d2", "AAAA BB CCC")
+    spans = [Span(0, 4, Category.ID), Span(5, 7, Category.ID), Span(8, 11, Category.ID)]
+    reps = [Replacement(s, f"<{i}>") for i, s in enumerate(spans)]
+    expected = "<0> <1> <2>"
+    for order in ([0, 1, 2], [2, 1, 0], [1, 0, 2], [0, 2, 1]):
+        result = Result.build(doc, [reps[i] for i in order])
+        assert result.text == expected
+        assert [r.span for r in result.replacements] == spans
+    adjacent = [Replacement(Span(4, 6, Category.ID), "y"), Replacement(Span(0, 4, Category.ID), "x")]
+    assert Result.build(Document("d3", "0123456789"), adjacent).text == "xy6789"

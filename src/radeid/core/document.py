@@ -126,7 +126,9 @@ class Result:
 
     @classmethod
     def build(cls, document: Document, replacements: Iterable[Replacement]) -> Result:
-        ordered = tuple(sorted(replacements, key=_span_order))
+        ordered = tuple(replacements)
+        if not _in_order(ordered):  # replacers hand them over in text order almost always
+            ordered = tuple(sorted(ordered, key=_span_order))
         return cls(document, apply_replacements(document.text, ordered), ordered)
 
     def output_offsets(self) -> list[tuple[int, int]]:
@@ -138,18 +140,32 @@ def _span_order(replacement: Replacement) -> tuple[int, int]:
     return replacement.span.start, replacement.span.end
 
 
+def _in_order(replacements: Sequence[Replacement]) -> bool:
+    """Whether `replacements` are already sorted by `_span_order` (one pass, no keys built)."""
+    last_start = last_end = -1
+    for rep in replacements:
+        start, end = rep.span.start, rep.span.end
+        if start < last_start or (start == last_start and end < last_end):
+            return False
+        last_start, last_end = start, end
+    return True
+
+
 def apply_replacements(text: str, replacements: Sequence[Replacement]) -> str:
     """Splice sorted, non-overlapping replacements into `text`."""
     pieces: list[str] = []
     cursor = 0
+    size = len(text)
     for rep in replacements:
-        if rep.span.start < cursor:
-            raise ValueError(f"overlapping replacements at offset {rep.span.start}")
-        if rep.span.end > len(text):
-            raise ValueError(f"replacement [{rep.span.start}, {rep.span.end}) is past the text end")
-        pieces.append(text[cursor : rep.span.start])
+        span = rep.span
+        start, end = span.start, span.end
+        if start < cursor:
+            raise ValueError(f"overlapping replacements at offset {start}")
+        if end > size:
+            raise ValueError(f"replacement [{start}, {end}) is past the text end")
+        pieces.append(text[cursor:start])
         pieces.append(rep.new_text)
-        cursor = rep.span.end
+        cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
 

@@ -568,20 +568,22 @@ def render(template: Template, year: int, month: int, day: int, weekday: int) ->
     for item in template:
         if isinstance(item, str):
             out.append(item)
-        elif item.kind == "Y4":
+            continue
+        kind = item.kind
+        if kind == "Y4":
             out.append(f"{year:04d}")
-        elif item.kind == "Y2":
-            out.append(f"{year % 100:02d}")
-        elif item.kind == "M":
+        elif kind == "M":
             out.append(f"{month:02d}" if item.pad else str(month))
-        elif item.kind == "D":
+        elif kind == "D":
             out.append(f"{day:02d}" if item.pad else str(day))
-        elif item.kind == "ORD":
+        elif kind == "Y2":
+            out.append(f"{year % 100:02d}")
+        elif kind == "ORD":
             suffix = _ordinal(day)
             out.append(suffix.upper() if item.case == "upper" else suffix)
-        elif item.kind == "MON":
+        elif kind == "MON":
             out.append(_word(MONTHS[month - 1], item.form, item.case, month, "MON"))
-        elif item.kind == "WD":
+        elif kind == "WD":
             out.append(_word(WEEKDAYS[weekday], item.form, item.case, weekday, "WD"))
     return "".join(out)
 

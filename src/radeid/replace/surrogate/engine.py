@@ -204,17 +204,17 @@ class SurrogateReplacer:
         ctx_of = {c: contexts[self._scopes[c]] for c in {span.category for span in work}}
         parsed: list[object] = [None] * len(spans)
         for i, span in enumerate(work):
-            if i not in names and given[i] is None:
+            if given[i] is None and i not in names:
                 parsed[i] = self._generator(span.category).parse(originals[i], span, ctx_of[span.category])
 
         news: list[str] = []
-        for i in range(len(spans)):
+        for i, span in enumerate(work):
             own = given[i]
             if own is not None:  # the user's own replacement, exactly as written
                 self.stats["dictionary"] += 1
                 news.append(own)
             else:
-                news.append(names.get(i) or self._generate(work[i], parsed[i], originals[i], ctx_of[work[i].category]))
+                news.append(names.get(i) or self._generate(span, parsed[i], originals[i], ctx_of[span.category]))
         fixed = set(names) | {i for i, own in enumerate(given) if own is not None}
         self._separate(work, parsed, news, fixed, ctx_of)
         if self._finishing:
@@ -381,7 +381,8 @@ class SurrogateReplacer:
         text = document.text
         pools = self._pools
         indexes = [i for i, s in enumerate(spans) if s.category in categories]
-        emails = [i for i, s in enumerate(spans) if s.category is Category.EMAIL and emails_too]
+        email = Category.EMAIL if emails_too else None  # a local: an enum member costs a lookup per span
+        emails = [i for i, s in enumerate(spans) if s.category is email]
         if not indexes and not emails:
             return {}
         out = self._initials(indexes, spans, ctx)  # "MSC/jrt": initials, not names

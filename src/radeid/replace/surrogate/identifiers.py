@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from radeid.core.categories import RESOURCE_ID
 from radeid.core.document import Span
@@ -36,8 +36,7 @@ def _attempt_parts(attempt: int) -> tuple[str, ...]:
     return (str(attempt),) if attempt else ()
 
 
-@dataclass(frozen=True, slots=True)
-class _Parsed:
+class _Parsed(NamedTuple):  # a tuple: made for every span, a frozen dataclass costs twice as much
     original: str
     norm: str
     subtype: str

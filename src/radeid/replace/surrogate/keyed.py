@@ -74,7 +74,13 @@ class Keyed:
         return hasher.digest()
 
     def stream(self, scope: str, *parts: str) -> KeyStream:
-        return KeyStream(self.digest(scope, *parts))
+        """`KeyStream(digest(scope, *parts))`, the digest inline: the hottest call of surrogates."""
+        state = self._scopes.get(scope)
+        if state is None:
+            state = self._scope_state(scope)
+        hasher = state.copy()
+        hasher.update("\x1f".join(parts).encode("utf-8", "surrogatepass"))
+        return KeyStream(hasher.digest())
 
 
 class KeyStream:
@@ -104,9 +110,15 @@ class KeyStream:
             if n == 1:
                 return 0
             raise ValueError("below() needs a positive bound")
+        pos = self._pos
+        if pos == 8:
+            value = self._next()
+        else:  # `_next` inline: this is the draw every generator makes
+            value = self._ints[pos]
+            self._pos = pos + 1
         if n < 1 << 20:
-            return self._next() % n
-        return ((self._next() << 32) | self._next()) % n
+            return value % n
+        return ((value << 32) | self._next()) % n
 
     def between(self, low: int, high: int) -> int:
         """An integer in [low, high], both ends included."""
@@ -207,15 +219,11 @@ def shape_scramble(text: str, stream: KeyStream) -> str:
     """Digit for digit, letter for letter (case kept), everything else kept."""
     if text.isdigit():
         return stream.digits(len(text))
-    digits = iter(stream.digits(sum(map(str.isdigit, text))))
-    letters = iter(stream.letters(sum(map(str.isalpha, text))))
-    out = []
-    for ch in text:
-        if ch.isdigit():
-            out.append(next(digits))
-        elif ch.isalpha():
-            letter = next(letters)
-            out.append(letter.lower() if ch.islower() else letter)
-        else:
-            out.append(ch)
-    return "".join(out)
+    digits = iter(stream.digits(sum(map(str.isdigit, text)))).__next__
+    letters = iter(stream.letters(sum(map(str.isalpha, text)))).__next__
+    return "".join(
+        [
+            digits() if ch.isdigit() else (letters().lower() if ch.islower() else letters()) if ch.isalpha() else ch
+            for ch in text
+        ]
+    )

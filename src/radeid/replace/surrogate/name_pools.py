@@ -304,10 +304,18 @@ def letter_map(keyed: Keyed, scope: str, pools: NamePools) -> dict[str, str]:
         return {}
     seed = keyed.digest(scope, "initials")
     extra = hashlib.sha256(seed).digest()
-    order = sorted(rich, key=lambda c: (seed[ord(c) - 65], extra[ord(c) - 65], c))
+    positions, others = _letter_positions(rich)
+    order = [c for _, _, c in sorted([(seed[i], extra[i], c) for i, c in positions])]
+    mapping = dict(zip(order, order[1:] + order[:1], strict=True))  # each letter to the next, the last to the first
     n = len(order)
-    mapping = {order[i]: order[(i + 1) % n] for i in range(n)}
-    for c in LETTERS:
-        if c not in mapping:
-            mapping[c] = rich[extra[ord(c) - 65] % n]
+    for c, i in others:
+        mapping[c] = rich[extra[i] % n]
     return mapping
+
+
+@lru_cache(maxsize=16)
+def _letter_positions(rich: tuple[str, ...]) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[str, int], ...]]:
+    """(position in the alphabet, letter) of the common initials, and (letter, position) of the
+    other capitals, in alphabet order: `letter_map` runs once per patient."""
+    common = tuple((ord(c) - 65, c) for c in rich)
+    return common, tuple((c, ord(c) - 65) for c in LETTERS if c not in rich)

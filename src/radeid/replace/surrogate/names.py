@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, fold_name
+from radeid.replace.surrogate.keyed import Keyed, KeyStream, fold_name
 from radeid.replace.surrogate.name_gender import settle_genders
 from radeid.replace.surrogate.name_parse import (
     NameMention,
@@ -87,22 +87,21 @@ def choose_part(
     the locale's names with the initial, then `by_length` (more Latin-script locales) with the
     initial, then any initial (the initial agreement with "J. Smith" gives way to the length),
     and only then a name of another length, which the engine pads or cuts as a last resort."""
+    ids = (pool_id, "FM"[stream.below(2)]) if pool_id == "U" else (pool_id,)  # "U": keep the initial
     options: list[tuple[str, ...]] = []
-    ids = [pool_id]
-    if pool_id == "U":
-        ids.append("FM"[stream.below(2)])  # no ambiguous name with that initial: keep the initial
     if length:
         wide = by_length or {}
         options += [pools.by_letter_len.get((pid, letter, length), ()) for pid in ids]
         options += [wide.get((pid, letter, length), ()) for pid in ids]
         options += [wide.get((pid, "", length), ()) for pid in ids]
-    options += [pools.by_letter.get((pid, letter), ()) for pid in ids]
-    options.append(pools.pool(pool_id))
+    by_letter = pools.by_letter
+    options += [by_letter.get((pid, letter), ()) for pid in ids]
     for pool in options:
         found = _probe(pool, stream, excluded, taken)
         if found is not None:
             return found
-    return stream.choice(pools.pool(pool_id))
+    whole = pools.pool(pool_id)  # looked up last: a name with the initial is nearly always found
+    return _probe(whole, stream, excluded, taken) or stream.choice(whole)
 
 
 #: (role, gender, norm, initial, length): one name part to map (length 0: any length)
@@ -145,7 +144,12 @@ def plan_parts(
             target = fallback[keyed.stream(scope, "initial-other", norm[:1]).below(len(fallback))]
         stream = keyed.stream(scope, "name", role, gender, norm)
         pool_id = "L" if role == "surname" else gender
-        fake = choose_part(pools, pool_id, target or "", length, stream, excluded, taken | {norm}, by_length)
+        mine = norm not in taken  # the part itself is taken while its fake is chosen (no set copy)
+        if mine:
+            taken.add(norm)
+        fake = choose_part(pools, pool_id, target or "", length, stream, excluded, taken, by_length)
+        if mine:
+            taken.discard(norm)
         taken.add(fold_name(fake))
         result[key] = fake
     return result
@@ -169,13 +173,17 @@ def mention_requests(mention: NameMention, length_preserving: bool) -> list[Part
     """The part requests of a mention's given names and surnames (see `part_request`)."""
     out: list[PartRequest] = []
     particle: int | None = None
+    gender = mention.gender
     for w in mention.words:
-        if w.role == "particle":
+        role = w.role
+        if role == "particle":
             particle = w.start if particle is None else particle
             continue
-        if w.role in ("given", "surname"):
-            start = particle if w.role == "surname" else None
-            out.append(part_request(w, mention.gender, length_preserving, start))
+        if role == "given":  # `part_request`, inline: a request per name word of every report
+            out.append((role, gender, w.norm, w.letter, (w.end - w.start) if length_preserving else 0))
+        elif role == "surname":
+            begin = w.start if particle is None else particle
+            out.append((role, "", w.norm, w.letter, (w.end - begin) if length_preserving else 0))
         particle = None
     return out
 
@@ -206,7 +214,8 @@ def render_mention(
             new = letter if w.style != "lower" else letter.lower()
         else:
             fake = parts[(w.role, mention.gender if w.role == "given" else "", w.norm)]
-            new = apply_case(fake, w.style)
+            style = w.style  # `apply_case`, inline
+            new = fake.upper() if style == "upper" else fake.lower() if style == "lower" else fake
         out.append(new if new != original else original)
         cursor = w.end
     out.append(text[cursor:])

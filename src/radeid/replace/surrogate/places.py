@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
+from typing import NamedTuple
 
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, iter_word_list, read_word_list
@@ -222,8 +223,7 @@ def load_place_tables(locale: str = "en_US") -> None:
     label_address("1 Main Street", locale)
 
 
-@dataclass(frozen=True, slots=True)
-class _Facility:
+class _Facility(NamedTuple):  # a tuple: made for every facility span, cheaper than a frozen dataclass
     original: str
     norm: str
     kind: str  # a pattern type, "acronym", or "place" (a city, state or country tagged as a facility)
