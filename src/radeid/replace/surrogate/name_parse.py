@@ -43,7 +43,11 @@ _TITLE_WORD = re.compile(r"([^\W\d_]+)\.?(?:ª\.?)?\s*")  # "Dña. ", "Dr.ª ", 
 
 @dataclass(slots=True)
 class NameWord:
-    """One replaceable word of a mention; `role` is given, surname, initial or particle."""
+    """One replaceable word of a mention; `role` is given, surname, initial or particle.
+
+    Words come from a parse cache (`parse_name`) and are shared by every mention of the same
+    name, except those of an ambiguous mention, whose role `settle_roles` sets: only those may
+    be changed."""
 
     start: int  # offsets into the mention text
     end: int
@@ -115,16 +119,17 @@ def parse_name(text: str, before: str, pools: NamePools) -> NameMention:
             pools.parse_cache.clear()
         mention = _parse_name(text, pre_gender, pre_title, pools)
         proto = pools.parse_cache[key] = (
-            tuple((w.start, w.end, w.role, w.norm, w.style, w.letter) for w in mention.words),
+            tuple(mention.words),
             mention.title_gender,
             mention.has_title,
             mention.compounds,
             mention.ambiguous_role,
         )
     words, title_gender, has_title, compounds, ambiguous = proto
-    return NameMention(
-        text, [NameWord(*w) for w in words], title_gender, has_title, compounds, ambiguous_role=ambiguous
-    )
+    # only an ambiguous mention's words change (`settle_roles` gives them their role): they are
+    # copied; every other mention shares the cached words, which nothing changes
+    own = [NameWord(w.start, w.end, w.role, w.norm, w.style, w.letter) for w in words] if ambiguous else list(words)
+    return NameMention(text, own, title_gender, has_title, compounds, ambiguous_role=ambiguous)
 
 
 def _parse_name(text: str, pre_gender: str | None, pre_title: bool, pools: NamePools) -> NameMention:
