@@ -28,7 +28,7 @@ import re
 from datetime import date, timedelta
 
 from radeid.core.document import Span
-from radeid.replace.surrogate.base import SurrogateContext
+from radeid.replace.surrogate.base import VALUE_CACHE_LIMIT, SurrogateContext
 from radeid.replace.surrogate.date_repair import PLAUSIBLE_YEARS, impossible_clock, repair_date
 from radeid.replace.surrogate.date_template import (
     MONTHS,
@@ -246,7 +246,7 @@ class DateGenerator:
             except (OverflowError, ValueError):
                 pass
             else:
-                if len(self._shifted) > 1 << 16:
+                if len(self._shifted) > VALUE_CACHE_LIMIT:
                     self._shifted.clear()
                 self._shifted[key] = found
                 return found

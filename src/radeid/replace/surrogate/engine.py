@@ -33,7 +33,7 @@ from radeid.config.sections import SurrogateOptions
 from radeid.core.categories import Category
 from radeid.core.document import Document, Replacement, Result, Span
 from radeid.core.registry import Registry
-from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, Generator, SurrogateContext
+from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, SCOPE_CACHE_LIMIT, Generator, SurrogateContext
 from radeid.replace.surrogate.dates import AgeGenerator, DateGenerator
 from radeid.replace.surrogate.dictionary import Replacements, mrn_patient
 from radeid.replace.surrogate.identifiers import (
@@ -70,7 +70,6 @@ __all__ = ["GENERATORS", "SurrogateOptions", "SurrogateReplacer"]
 _NAME_CATEGORIES = frozenset({Category.PATIENT, Category.HCW})
 _TYPO_CATEGORIES = frozenset({Category.PATIENT, Category.HCW, Category.HOSPITAL, Category.LOCATION, Category.VENDOR})
 _MAX_ATTEMPTS = 12
-_CACHE_LIMIT = 65536
 _EMAIL_WORD = re.compile(r"[^\W\d_]{2,}")
 _KEYBOARD = {
     "a": "qwsz", "b": "vghn", "c": "xdfv", "d": "serfcx", "e": "wsdr", "f": "drtgvc", "g": "ftyhbv",
@@ -148,7 +147,7 @@ class SurrogateReplacer:
     def _letter_map(self, scope: str) -> dict[str, str]:
         found = self._letters.get(scope)
         if found is None:
-            if len(self._letters) > _CACHE_LIMIT:
+            if len(self._letters) > SCOPE_CACHE_LIMIT:
                 self._letters.clear()
             found = self._letters[scope] = letter_map(self._keyed, scope, self._pools)
         return found
@@ -162,7 +161,7 @@ class SurrogateReplacer:
     def _patient_shifts(self, patient_scope: str) -> tuple[int, int]:
         found = self._shifts.get(patient_scope)
         if found is None:
-            if len(self._shifts) > _CACHE_LIMIT:
+            if len(self._shifts) > SCOPE_CACHE_LIMIT:
                 self._shifts.clear()
             stream = self._keyed.stream(patient_scope, "patient-shift")
             if self._fixed is None:

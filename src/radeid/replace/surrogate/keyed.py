@@ -54,7 +54,7 @@ class Keyed:
     def _scope_state(self, scope: str) -> blake2b:
         state = self._scopes.get(scope)
         if state is None:
-            if len(self._scopes) > 1 << 16:
+            if len(self._scopes) > 4096:  # SCOPE_CACHE_LIMIT (base.py imports this module)
                 self._scopes.clear()
             sub = hmac.digest(self._key, scope.encode("utf-8", "surrogatepass"), "sha256")
             state = self._scopes[scope] = blake2b(key=sub, digest_size=32)

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, read_word_list
-from radeid.replace.surrogate.base import SurrogateContext
+from radeid.replace.surrogate.base import SCOPE_CACHE_LIMIT, VALUE_CACHE_LIMIT, SurrogateContext
 from radeid.replace.surrogate.brands import (
     any_brand_word,
     brand_token,
@@ -88,7 +88,7 @@ class VendorGenerator:
             key = (ctx.scope, original, draw, ctx.options.length_preserving)
             found = self._rendered.get(key)
             if found is None:
-                if len(self._rendered) > 1 << 15:
+                if len(self._rendered) > VALUE_CACHE_LIMIT:
                     self._rendered.clear()
                 found = self._rendered[key] = self._render(original, tokens, ctx, draw)
             new = found
@@ -127,7 +127,7 @@ class VendorGenerator:
             return any_brand_word(len(low), value)
         keyed_bytes = self._scope_bytes.get(ctx.scope)
         if keyed_bytes is None:
-            if len(self._scope_bytes) > 1 << 14:
+            if len(self._scope_bytes) > SCOPE_CACHE_LIMIT:
                 self._scope_bytes.clear()
             keyed_bytes = self._scope_bytes[ctx.scope] = scope_bytes(ctx.keyed.digest(ctx.scope, "vendor-permutation"))
         return brand_word(low, keyed_bytes, lambda: ctx.keyed.stream(ctx.scope, "vendor-slot", low).below(1 << 30))
