@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from radeid import Category, Document, Span
 from radeid.replace.surrogate import SurrogateReplacer
-from radeid.replace.surrogate.base import SCOPE_CACHE_LIMIT
+from radeid.replace.surrogate.keyed import SCOPE_CACHE_LIMIT
 
 
 def test_per_patient_caches_stay_bounded_over_many_patients() -> None:

@@ -22,10 +22,6 @@ from radeid.replace.surrogate.memory import DocumentMemory
 #: are realism retries): a generator may aim them at the original's length.
 LENGTH_DRAWS_FROM = 100
 
-#: Bound of a replacer's per-scope caches (a patient's shift, initials, keyed state, vendor
-#: words; about 1.5 KB a patient): a scope's entries serve its own documents, which mostly come
-#: together, so a run over many patients keeps its memory flat (was 65,536 patients, about 100 MB).
-SCOPE_CACHE_LIMIT = 4096
 #: Bound of the caches of a scope's values per original (shifted dates, rendered vendors).
 VALUE_CACHE_LIMIT = 16384
 

@@ -1,6 +1,6 @@
 """`SurrogateReplacer`: hide in plain sight.
 
-Kept as one module (about 570 lines): one document's replacement is one sequence (contexts, names,
+Kept as one module (about 590 lines): one document's replacement is one sequence (contexts, names,
 generation, redraws, separation, finishing) whose steps share its state; the seam, if it grows, is
 the `--length-preserving` finishing at the bottom.
 
@@ -33,7 +33,7 @@ from radeid.config.sections import SurrogateOptions
 from radeid.core.categories import Category
 from radeid.core.document import Document, Replacement, Result, Span
 from radeid.core.registry import Registry
-from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, SCOPE_CACHE_LIMIT, Generator, SurrogateContext
+from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, Generator, SurrogateContext
 from radeid.replace.surrogate.dates import AgeGenerator, DateGenerator
 from radeid.replace.surrogate.dictionary import Replacements, mrn_patient
 from radeid.replace.surrogate.identifiers import (
@@ -44,7 +44,16 @@ from radeid.replace.surrogate.identifiers import (
     UrlGenerator,
 )
 from radeid.replace.surrogate.initials import is_transcription_initials, render_initials
-from radeid.replace.surrogate.keyed import Keyed, KeyStream, apply_case, ascii_initial, case_style, fold, fold_name
+from radeid.replace.surrogate.keyed import (
+    SCOPE_CACHE_LIMIT,
+    Keyed,
+    KeyStream,
+    apply_case,
+    ascii_initial,
+    case_style,
+    fold,
+    fold_name,
+)
 from radeid.replace.surrogate.leaks import leaked_tokens
 from radeid.replace.surrogate.memory import DocumentMemory
 from radeid.replace.surrogate.names import (

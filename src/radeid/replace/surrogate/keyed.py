@@ -23,6 +23,10 @@ from radeid.patterns.names import fold_name as fold_name  # the surrogates impor
 T = TypeVar("T")
 
 _DOMAIN = b"radeid/surrogate/v1"
+#: Bound of a replacer's per-scope caches (a patient's shift, initials, keyed state, vendor
+#: words; about 1.5 KB a patient): a scope's entries serve its own documents, which mostly come
+#: together, so a run over many patients keeps its memory flat.
+SCOPE_CACHE_LIMIT = 4096
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _WORDS = struct.Struct(">8I")  # a SHA-256 digest as eight 32-bit draws
 
@@ -54,7 +58,7 @@ class Keyed:
     def _scope_state(self, scope: str) -> blake2b:
         state = self._scopes.get(scope)
         if state is None:
-            if len(self._scopes) > 4096:  # SCOPE_CACHE_LIMIT (base.py imports this module)
+            if len(self._scopes) > SCOPE_CACHE_LIMIT:
                 self._scopes.clear()
             sub = hmac.digest(self._key, scope.encode("utf-8", "surrogatepass"), "sha256")
             state = self._scopes[scope] = blake2b(key=sub, digest_size=32)

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from radeid.core.document import Span
 from radeid.core.resources import bundled_data_path, read_word_list
-from radeid.replace.surrogate.base import SCOPE_CACHE_LIMIT, VALUE_CACHE_LIMIT, SurrogateContext
+from radeid.replace.surrogate.base import VALUE_CACHE_LIMIT, SurrogateContext
 from radeid.replace.surrogate.brands import (
     any_brand_word,
     brand_token,
@@ -21,7 +21,7 @@ from radeid.replace.surrogate.brands import (
     real_vendor_words,
     scope_bytes,
 )
-from radeid.replace.surrogate.keyed import fold
+from radeid.replace.surrogate.keyed import SCOPE_CACHE_LIMIT, fold
 from radeid.replace.surrogate.places import place_pools, whole_case
 
 __all__ = ["VendorGenerator"]
