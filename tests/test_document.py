@@ -8,7 +8,7 @@ import pytest
 
 from radeid import Category, Document, Replacement, Result, Span
 from radeid.core.categories import split_label
-from radeid.core.document import apply_replacements
+from radeid.core.document import apply_replacements, replacements_of
 
 
 def test_span_validates_offsets_and_parses_category() -> None:
@@ -83,3 +83,17 @@ def test_result_build_orders_any_input_order_the_same() -> None:
         assert [r.span for r in result.replacements] == spans
     adjacent = [Replacement(Span(4, 6, Category.ID), "y"), Replacement(Span(0, 4, Category.ID), "x")]
     assert Result.build(Document("d3", "0123456789"), adjacent).text == "xy6789"
+
+
+def test_replacements_of_makes_the_same_frozen_replacements() -> None:
+    """The engine's fast constructor gives objects equal to `Replacement(span, text)`, hashable
+    alike, still frozen, and refuses spans and texts of different counts."""
+    spans = [Span(0, 4, Category.ID), Span(5, 7, Category.DATE)]
+    made = replacements_of(spans, ["x", "y"])
+    assert made == [Replacement(spans[0], "x"), Replacement(spans[1], "y")]
+    assert all(type(r) is Replacement and r.kind is None for r in made)
+    assert hash(made[0]) == hash(Replacement(spans[0], "x"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made[0].new_text = "z"  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        replacements_of(spans, ["x"])

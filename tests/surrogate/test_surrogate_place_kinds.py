@@ -91,6 +91,27 @@ def test_real_institutions_are_recognised(name: str) -> None:
     assert is_real_institution(name)
 
 
+@pytest.mark.parametrize(
+    ("name", "real"),
+    [
+        ("North Dakota Imaging Center", True),  # a state of two words, anywhere in the name
+        ("Harbor View District of Columbia Clinic", True),  # of three words
+        ("Pine Ridge Texas Clinic", True),
+        ("St Aaron Hospital", True),  # "St <name>": real by construction
+        ("The University of Pine Ridge", True),
+        ("New Yorkshire Medical Center", False),  # a state is whole words only
+        ("Pine Ridge Clinic Texas5", False),
+        ("St Aaron5 Clinic", False),  # "St" and a word of letters only
+        ("Aaron St Clinic", False),
+        ("Aaronville University Clinic of Pine Ridge", False),  # "university of" as two words in a row
+        ("North Harrington Medical Center", False),
+        ("O\u2019Brien Family Medicine", False),
+    ],
+)
+def test_real_by_construction_reads_whole_words(name: str, real: bool) -> None:
+    assert is_real_institution(name) is real
+
+
 def test_no_generated_institution_is_real() -> None:
     """10,000 draws here (about a second); benchmarks/institutions.py runs 100,000."""
     from radeid.config.sections import SurrogateOptions

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from radeid.config.sections import SurrogateOptions
 from radeid.core.categories import Category
-from radeid.core.document import Document, Replacement, Result, Span
+from radeid.core.document import Document, Result, Span, replacements_of
 from radeid.core.registry import Registry
 from radeid.replace.surrogate.base import LENGTH_DRAWS_FROM, Generator, SurrogateContext
 from radeid.replace.surrogate.dates import AgeGenerator, DateGenerator
@@ -230,7 +230,7 @@ class SurrogateReplacer:
                 new if given[i] is not None else self._finish(new, originals[i], work[i], ctx_of[work[i].category])
                 for i, new in enumerate(news)
             ]
-        replacements = [Replacement(span, new) for span, new in zip(spans, news, strict=True)]
+        replacements = replacements_of(spans, news)
         self.stats["documents"] += 1
         self.stats["spans"] += len(spans)
         return Result.build(document, replacements)
@@ -329,12 +329,12 @@ class SurrogateReplacer:
         if not candidates:
             return
         originals = next(iter(ctx_of.values())).memory.originals
-        first: dict[tuple[Category, str], str] = {}
-        for i in candidates:  # one cheap pass: most documents have no two originals on one fake
-            mine = originals[i].casefold()
-            if first.setdefault((spans[i].category, news[i].casefold()), mine) != mine:
-                break
-        else:
+        # one cheap test first: most documents give every candidate its own fake (and a fake
+        # shared only by spans of one original text is no clash either)
+        fakes = {news[i].casefold() for i in candidates}
+        if len(fakes) == len(candidates) or len(fakes) == len(
+            {(news[i].casefold(), originals[i].casefold()) for i in candidates}
+        ):
             return
         owners: dict[tuple[Category, str], str] = {}
         for i in sorted(candidates, key=lambda i: (fold(originals[i]), i)):

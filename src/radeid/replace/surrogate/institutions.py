@@ -32,8 +32,12 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 def normalize_institution(name: str) -> str:
     """Case-, accent-, apostrophe- and punctuation-insensitive key; "Saint"/"St.", "Mount"/"Mt.",
     "Center"/"Centre" and "&"/"and" read alike; a leading "The" is dropped."""
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().casefold()
-    text = _APOSTROPHES.sub("", text)
+    if name.isascii():  # NFKD and the ASCII filter leave ASCII as it is: every generated name
+        text = name.lower()
+    else:
+        text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().casefold()
+    if "'" in text or "`" in text:  # (no "’" is left after the ASCII filter)
+        text = _APOSTROPHES.sub("", text)
     for literal, rx, repl in _VARIANTS:
         if literal in text:
             text = rx.sub(repl, text)
@@ -49,9 +53,29 @@ def _us_states() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
-def _by_construction() -> re.Pattern[str]:
-    states = "|".join(sorted(_us_states(), key=len, reverse=True))
-    return re.compile(rf"\b(?:{states})\b|^st [a-z]+\b|\buniversity of\b")
+def _state_words() -> tuple[frozenset[tuple[str, ...]], frozenset[str], int]:
+    """The US states as word tuples, their first words, and the most words one has."""
+    states = frozenset(tuple(s.split()) for s in _us_states())
+    return states, frozenset(s[0] for s in states), max(len(s) for s in states)
+
+
+def _real_by_construction(words: list[str]) -> bool:
+    """Whether a normalized name's words hold a US state's name, are "St <name> ...", or hold
+    "university of". Word runs, not a regex: the key's words are its only word characters, so a
+    run of whole words is exactly what `\b...\b` would find, and a 52-way alternation tried at
+    every position was the slowest part of checking a generated name."""
+    if len(words) > 1 and words[0] == "st" and words[1].isalpha():
+        return True
+    states, firsts, longest = _state_words()
+    for i, word in enumerate(words):
+        if word == "university" and words[i + 1 : i + 2] == ["of"]:
+            return True
+        if word not in firsts:
+            continue
+        for n in range(1, longest + 1):
+            if i + n <= len(words) and tuple(words[i : i + n]) in states:
+                return True
+    return False
 
 
 @lru_cache(maxsize=1)
@@ -69,9 +93,8 @@ def real_institution_keys() -> frozenset[str]:
 
 def is_real_institution(name: str) -> bool:
     """Whether a (generated) facility name names, or starts with, a real institution."""
-    key = normalize_institution(name)
-    if _by_construction().search(key):
+    words = normalize_institution(name).split()
+    if _real_by_construction(words):
         return True
     real = real_institution_keys()
-    words = key.split()
     return any(" ".join(words[:n]) in real for n in range(2, len(words) + 1))

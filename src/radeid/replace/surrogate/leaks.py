@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from radeid.core.categories import Category
 from radeid.core.resources import bundled_data_path
@@ -92,13 +92,6 @@ def _kind_words(original: str, generic: GenericWords) -> set[str]:
     return kinds
 
 
-@lru_cache(maxsize=1 << 14)
-def _checked_words(original: str) -> tuple[str, ...]:
-    """The folded words of 2+ characters of `original`: an original is checked once per draw,
-    often several times, so its words are read once."""
-    return tuple(word for word in map(str.casefold, _TOKEN.findall(original)) if len(word) > 1)
-
-
 def leaked_tokens(original: str, surrogate: str, category: Category) -> frozenset[str]:
     """Folded words and numbers (2+ characters) of `original` found in `surrogate`, less the
     category's generic words. Empty for dates, ages and names (checked by value and by the
@@ -107,7 +100,9 @@ def leaked_tokens(original: str, surrogate: str, category: Category) -> frozense
         return frozenset()
     folded = surrogate.casefold()
     # a substring test first, with no set built: most surrogates share no word with their original
-    near = [word for word in _checked_words(original) if word in folded]
+    # (not cached: most originals checked here are IDs and phone numbers seen once, and a cache
+    # that mostly misses costs more than reading a few words)
+    near = [word for word in map(str.casefold, _TOKEN.findall(original)) if len(word) > 1 and word in folded]
     if not near:
         return frozenset()
     generic = generic_words(category)
