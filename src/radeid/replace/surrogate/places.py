@@ -315,7 +315,7 @@ class HospitalGenerator:
     def _facility(self, parsed: _Facility, ctx: SurrogateContext, attempt: int, salt: tuple[str, ...] = ()) -> str:
         stream = ctx.keyed.stream(ctx.scope, "hospital", parsed.norm, *(str(attempt),) * bool(attempt), *salt)
         patterns = self.pools.patterns.get(parsed.kind) or self.pools.patterns["hospital"]
-        key = initials(parsed.original)
+        key = _facility_kind(parsed.original)[1]  # its initials, cached when the parse read it
         abbreviated = key in ctx.memory.acronyms  # the document abbreviates it: keep an abbreviable fake
         # --length-preserving redraws aim at the original's length through the name slot
         length = len(parsed.original) if ctx.options.length_preserving and attempt >= LENGTH_DRAWS_FROM else 0
