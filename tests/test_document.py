@@ -65,6 +65,16 @@ def test_apply_replacements_rejects_overlap_and_out_of_range() -> None:
         apply_replacements("012", [Replacement(Span(1, 5, Category.ID), "x")])
 
 
+@pytest.mark.parametrize("order", [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1]])
+def test_result_build_rejects_overlap_in_any_order(order: list[int]) -> None:
+    """`Result.build` checks the order and splices in one pass: an overlap still raises, whether
+    the replacements come sorted or not (unsorted ones are sorted first, then refused)."""
+    reps = [Replacement(Span(0, 4, Category.ID), "x"), Replacement(Span(2, 6, Category.ID), "y"),
+            Replacement(Span(7, 9, Category.ID), "z")]  # fmt: skip
+    with pytest.raises(ValueError, match="overlapping"):
+        Result.build(Document("d", "0123456789"), [reps[i] for i in order])
+
+
 def test_document_scope_prefers_patient() -> None:
     assert Document("d", "t", patient_id="p9").scope == "p9"
     assert Document("d", "t").scope == "d"

@@ -150,9 +150,11 @@ class Result:
     @classmethod
     def build(cls, document: Document, replacements: Iterable[Replacement]) -> Result:
         ordered = tuple(replacements)
-        if not _in_order(ordered):  # replacers hand them over in text order almost always
+        text = _splice_if_in_order(document.text, ordered)  # replacers hand them over in order almost always
+        if text is None:
             ordered = tuple(sorted(ordered, key=_span_order))
-        return cls(document, apply_replacements(document.text, ordered), ordered)
+            text = apply_replacements(document.text, ordered)
+        return cls(document, text, ordered)
 
     def output_offsets(self) -> list[tuple[int, int]]:
         """Where each replacement sits in `self.text`, in the order of `self.replacements`."""
@@ -163,15 +165,26 @@ def _span_order(replacement: Replacement) -> tuple[int, int]:
     return replacement.span.start, replacement.span.end
 
 
-def _in_order(replacements: Sequence[Replacement]) -> bool:
-    """Whether `replacements` are already sorted by `_span_order` (one pass, no keys built)."""
-    last_start = last_end = -1
+def _splice_if_in_order(text: str, replacements: Sequence[Replacement]) -> str | None:
+    """`apply_replacements` when `replacements` are sorted by `_span_order`, else None (the
+    caller sorts them): one pass both checks the order and splices. Overlaps still raise."""
+    pieces: list[str] = []
+    cursor = last_start = last_end = 0
+    size = len(text)
     for rep in replacements:
-        start, end = rep.span.start, rep.span.end
-        if start < last_start or (start == last_start and end < last_end):
-            return False
-        last_start, last_end = start, end
-    return True
+        span = rep.span
+        start, end = span.start, span.end
+        if start < cursor:
+            if start < last_start or (start == last_start and end < last_end):
+                return None
+            raise ValueError(f"overlapping replacements at offset {start}")
+        if end > size:
+            raise ValueError(f"replacement [{start}, {end}) is past the text end")
+        pieces.append(text[cursor:start])
+        pieces.append(rep.new_text)
+        cursor, last_start, last_end = end, start, end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
 
 
 def apply_replacements(text: str, replacements: Sequence[Replacement]) -> str:

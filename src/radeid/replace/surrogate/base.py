@@ -26,7 +26,7 @@ LENGTH_DRAWS_FROM = 100
 VALUE_CACHE_LIMIT = 16384
 
 
-@dataclass
+@dataclass(slots=True)
 class SurrogateContext:
     """Everything a generator may read while one document is replaced."""
 

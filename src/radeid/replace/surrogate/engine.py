@@ -223,7 +223,9 @@ class SurrogateReplacer:
                 news.append(own)
             else:
                 news.append(names.get(i) or self._generate(span, parsed[i], originals[i], ctx_of[span.category]))
-        fixed = set(names) | {i for i, own in enumerate(given) if own is not None}
+        fixed = set(names)
+        if self._dictionary:
+            fixed |= {i for i, own in enumerate(given) if own is not None}
         self._separate(work, parsed, news, fixed, ctx_of)
         if self._finishing:
             news = [

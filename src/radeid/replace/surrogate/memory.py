@@ -16,7 +16,7 @@ from typing import Any
 from radeid.core.document import Span
 
 
-@dataclass
+@dataclass(slots=True)
 class DocumentMemory:
     """Facts gathered while parsing a document's spans, read while generating."""
 
