@@ -63,6 +63,8 @@ def test_apply_replacements_rejects_overlap_and_out_of_range() -> None:
         apply_replacements("0123456789", [Replacement(a, "x"), Replacement(b, "y")])
     with pytest.raises(ValueError, match="past the text end"):
         apply_replacements("012", [Replacement(Span(1, 5, Category.ID), "x")])
+    with pytest.raises(ValueError, match="not in text order"):  # `Result.build` sorts; this does not
+        apply_replacements("0123456789", [Replacement(Span(5, 6, Category.ID), "x"), Replacement(a, "y")])
 
 
 @pytest.mark.parametrize("order", [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1]])

@@ -166,8 +166,9 @@ def _span_order(replacement: Replacement) -> tuple[int, int]:
 
 
 def _splice_if_in_order(text: str, replacements: Sequence[Replacement]) -> str | None:
-    """`apply_replacements` when `replacements` are sorted by `_span_order`, else None (the
-    caller sorts them): one pass both checks the order and splices. Overlaps still raise."""
+    """`text` with `replacements` spliced in when they are sorted by `_span_order`, else None (the
+    caller sorts them): one pass both checks the order and splices. Overlaps and replacements past
+    the end raise."""
     pieces: list[str] = []
     cursor = last_start = last_end = 0
     size = len(text)
@@ -189,21 +190,10 @@ def _splice_if_in_order(text: str, replacements: Sequence[Replacement]) -> str |
 
 def apply_replacements(text: str, replacements: Sequence[Replacement]) -> str:
     """Splice sorted, non-overlapping replacements into `text`."""
-    pieces: list[str] = []
-    cursor = 0
-    size = len(text)
-    for rep in replacements:
-        span = rep.span
-        start, end = span.start, span.end
-        if start < cursor:
-            raise ValueError(f"overlapping replacements at offset {start}")
-        if end > size:
-            raise ValueError(f"replacement [{start}, {end}) is past the text end")
-        pieces.append(text[cursor:start])
-        pieces.append(rep.new_text)
-        cursor = end
-    pieces.append(text[cursor:])
-    return "".join(pieces)
+    spliced = _splice_if_in_order(text, replacements)
+    if spliced is None:
+        raise ValueError("replacements are not in text order")
+    return spliced
 
 
 def output_offsets(replacements: Sequence[Replacement]) -> list[tuple[int, int]]:

@@ -62,8 +62,8 @@ def _state_words() -> tuple[frozenset[tuple[str, ...]], frozenset[str], int]:
 def _real_by_construction(words: list[str]) -> bool:
     """Whether a normalized name's words hold a US state's name, are "St <name> ...", or hold
     "university of". Word runs, not a regex: the key's words are its only word characters, so a
-    run of whole words is exactly what `\b...\b` would find, and a 52-way alternation tried at
-    every position was the slowest part of checking a generated name."""
+    run of whole words is exactly what a regex between word boundaries would find, and a 52-way
+    alternation tried at every position was the slowest part of checking a generated name."""
     if len(words) > 1 and words[0] == "st" and words[1].isalpha():
         return True
     states, firsts, longest = _state_words()
