@@ -47,7 +47,6 @@ __all__ = [
     "name_pools",
     "parse_name",
     "mention_requests",
-    "part_request",
     "plan_parts",
     "render_mention",
     "settle_genders",
@@ -155,22 +154,10 @@ def plan_parts(
     return result
 
 
-def part_request(word: NameWord, gender: str, length_preserving: bool, start: int | None = None) -> PartRequest:
-    """What `plan_parts` needs of a name word. With `--length-preserving` the fake has the word's
-    length, or, for a surname after particles ("van der Berg"), the length from `start` (the
-    first particle): the particles are dropped with their spaces, the fake fills their room."""
-    begin = word.start if start is None else start
-    return (
-        word.role,
-        gender if word.role == "given" else "",
-        word.norm,
-        word.letter,
-        (word.end - begin) if length_preserving else 0,
-    )
-
-
 def mention_requests(mention: NameMention, length_preserving: bool) -> list[PartRequest]:
-    """The part requests of a mention's given names and surnames (see `part_request`)."""
+    """The part requests of a mention's given names and surnames. With `--length-preserving` a
+    fake has its word's length, or, for a surname after particles ("van der Berg"), the length from
+    the first particle: the particles are dropped with their spaces and the fake fills their room."""
     out: list[PartRequest] = []
     particle: int | None = None
     gender = mention.gender
@@ -179,7 +166,7 @@ def mention_requests(mention: NameMention, length_preserving: bool) -> list[Part
         if role == "particle":
             particle = w.start if particle is None else particle
             continue
-        if role == "given":  # `part_request`, inline: a request per name word of every report
+        if role == "given":
             out.append((role, gender, w.norm, w.letter, (w.end - w.start) if length_preserving else 0))
         elif role == "surname":
             begin = w.start if particle is None else particle
